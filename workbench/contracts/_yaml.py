@@ -1,0 +1,164 @@
+"""Reading YAML with line numbers, so every config error can point at its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workbench.errors import ConfigError
+
+__all__ = ["format_loc", "line_of", "read_yaml"]
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (YAML would silently keep the last one)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"duplicate key {key!r} (first on line {seen[key] + 1})",
+                key_node.start_mark,
+            )
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
+)
+
+
+def read_yaml(path: Path) -> tuple[Any, str]:
+    """Parse ``path`` and return ``(data, text)``.
+
+    Raises:
+        ConfigError: unreadable file or invalid YAML, with the line of the problem.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        line = mark.line + 1 if mark is not None else None
+        raise ConfigError(path, "", f"invalid YAML: {problem}", line) from exc
+    return data, text
+
+
+def format_loc(loc: tuple[Any, ...]) -> str:
+    """``('tools', 0)`` -> ``tools[0]``; ``('schedule', 'tick_every')`` -> ``schedule.tick_every``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the deepest node of ``loc`` that exists in the YAML ``text``."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if key_node.value == part:
+                    line = key_node.start_mark.line + 1
+                    node = value_node
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                return line
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def model_from_yaml(path: Path, model: type[Any], data: Any = None, text: str | None = None) -> Any:
+    """Validate YAML ``data`` (read from ``path`` when not given) into a pydantic ``model``.
+
+    Every failure becomes one :class:`ConfigError` naming the file, the line, the key
+    path and what is allowed.
+    """
+    import pydantic
+
+    if text is None:
+        data, text = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(
+            path, "", f"expected a mapping of keys at the top level, got {_type_name(data)}"
+        )
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+        raise ConfigError(
+            path, format_loc(loc), _explain(err, model, loc), line_of(text, loc)
+        ) from None
+
+
+def _type_name(value: Any) -> str:
+    return {type(None): "nothing", list: "a list", str: "a string", dict: "a mapping"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _explain(err: dict[str, Any], model: type[Any], loc: tuple[Any, ...]) -> str:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(model, loc[:-1])
+        return f"unknown key; allowed keys: {', '.join(allowed)}"
+    if kind == "missing":
+        return "required key is missing"
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if kind not in ("value_error", "assertion_error"):
+        msg = f"{msg}, got {_type_name(err.get('input'))}"
+        if kind.endswith("_type") or kind == "literal_error":
+            msg = msg[0].lower() + msg[1:]
+    return msg
+
+
+def _allowed_keys(model: type[Any], loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the (nested) model at ``loc``."""
+    import typing
+
+    current = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            break
+        ann = field.annotation
+        candidates = [ann, *typing.get_args(ann)]
+        for cand in candidates:
+            for inner in [cand, *typing.get_args(cand)]:
+                if hasattr(inner, "model_fields"):
+                    current = inner
+                    break
+            else:
+                continue
+            break
+    return list(getattr(current, "model_fields", {}))

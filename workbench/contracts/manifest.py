@@ -1,0 +1,173 @@
+"""Agent manifests: who an agent is, what it hears, what it may say, and what it may call.
+
+A manifest is data (``config/agents/<name>.yaml``) and strict: unknown keys, malformed
+kinds, invalid tool names and wrong types are errors that name the file, the key path and
+what is allowed. ``tools`` is the agent's capability grants: the registry refuses any call
+to a tool not listed there.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from workbench.contracts._yaml import model_from_yaml
+from workbench.contracts.events import KIND_RULE, check_kind
+from workbench.errors import ConfigError
+from workbench.tools.registry import TOOL_NAME_RE
+
+__all__ = [
+    "AGENT_NAME_RE",
+    "AgentManifest",
+    "MemorySpec",
+    "ModelSpec",
+    "ScheduleSpec",
+    "ScriptStep",
+    "load_manifest",
+]
+
+AGENT_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+def _check_kinds(values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        if not check_kind(value):
+            raise ValueError(f"{value!r} is not a valid event kind; allowed: {KIND_RULE}")
+    return values
+
+
+def _check_tools(values: tuple[str, ...]) -> tuple[str, ...]:
+    for value in values:
+        if not TOOL_NAME_RE.match(value):
+            raise ValueError(
+                f"{value!r} is not a valid tool name; allowed: 1 to 128 characters from "
+                f"A-Z a-z 0-9 _ . -"
+            )
+    return values
+
+
+class ScheduleSpec(_Strict):
+    """When an agent acts on its own.
+
+    ``tick_every``: None = only when an event it subscribes to arrives; 0 = every tick;
+    N = every N-th tick.
+    """
+
+    tick_every: int | None = Field(default=None, ge=0)
+
+
+class ModelSpec(_Strict):
+    """Which model backend writes the agent's text."""
+
+    backend: Literal["stub", "scripted"] = "stub"
+    profile: str = "default"
+
+
+class MemorySpec(_Strict):
+    """How many recent ledger events the agent sees in its prompt."""
+
+    window: int = Field(default=8, ge=0, le=1000)
+
+
+class ScriptStep(_Strict):
+    """One step of a scripted agent: call a tool, say something, or both (call first)."""
+
+    say: str | None = None
+    call: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("call")
+    @classmethod
+    def _tool_name(cls, value: str | None) -> str | None:
+        if value is not None:
+            _check_tools((value,))
+        return value
+
+    @model_validator(mode="after")
+    def _something(self) -> ScriptStep:
+        if self.say is None and self.call is None:
+            raise ValueError("a script step needs 'say', 'call' or both")
+        if self.params and self.call is None:
+            raise ValueError("'params' is only allowed together with 'call'")
+        return self
+
+
+class AgentManifest(_Strict):
+    """An agent, as data.
+
+    Example:
+        >>> m = AgentManifest(name="scribe", role="observer", may_emit=["note.written"])
+        >>> m.tools
+        ()
+    """
+
+    name: str
+    role: Literal["worker", "judge", "observer"]
+    persona: str = ""
+    handler: str | None = None
+    subscribes_to: tuple[str, ...] = ()
+    may_emit: tuple[str, ...] = ()
+    schedule: ScheduleSpec = ScheduleSpec()
+    model: ModelSpec = ModelSpec()
+    memory: MemorySpec = MemorySpec()
+    tools: tuple[str, ...] = ()
+    script: tuple[ScriptStep, ...] = ()
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not AGENT_NAME_RE.match(value):
+            raise ValueError(
+                f"{value!r} is not a valid agent name; allowed: lowercase letters, digits, "
+                f"'-' and '_', starting with a letter, at most 64 characters"
+            )
+        return value
+
+    @field_validator("subscribes_to", "may_emit")
+    @classmethod
+    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_kinds(value)
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_tools(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AgentManifest:
+        if self.model.backend == "scripted" and not self.script:
+            raise ValueError("model.backend 'scripted' needs a non-empty 'script'")
+        if len(set(self.tools)) != len(self.tools):
+            raise ValueError("tools lists a tool twice")
+        return self
+
+    def with_tools(self, tools: list[str] | tuple[str, ...]) -> AgentManifest:
+        """A copy with other grants, validated like a loaded manifest."""
+        return AgentManifest.model_validate({**self.to_data(), "tools": list(tools)})
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data for YAML, leaving out what is at its default."""
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+
+def load_manifest(path: str | Path) -> AgentManifest:
+    """Load and validate one manifest file.
+
+    Raises:
+        ConfigError: naming the file, line, key path and what is allowed.
+    """
+    path = Path(path)
+    manifest = model_from_yaml(path, AgentManifest)
+    if manifest.name != path.stem:
+        raise ConfigError(
+            path, "name", f"{manifest.name!r} does not match the file name; name it {path.stem!r} "
+            f"or rename the file to {manifest.name}.yaml", 1,
+        )
+    return manifest

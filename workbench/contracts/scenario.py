@@ -1,0 +1,115 @@
+"""Scenarios: a cast of agents, a world to start from, and the governor's limits.
+
+A scenario is data (``config/scenarios/<name>.yaml``) and strict like a manifest. It may
+name MCP ``servers`` it needs (started for the run, stopped after) and a curated
+``surface`` to put in front of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from workbench.contracts._yaml import model_from_yaml
+from workbench.contracts.manifest import AGENT_NAME_RE
+from workbench.errors import ConfigError
+
+__all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GovernorLimits(_Strict):
+    """Budgets that bound a run.
+
+    Attributes:
+        max_ticks: Ticks a run takes unless told otherwise.
+        max_calls_per_tick: Agent activations one tick's subscription cascade may take.
+        max_total_calls: Agent activations in the whole run (None = no limit).
+        max_tool_calls: Tool calls in the whole run (None = no limit).
+    """
+
+    max_ticks: int = Field(default=10, ge=1)
+    max_calls_per_tick: int = Field(default=32, ge=1)
+    max_total_calls: int | None = Field(default=None, ge=1)
+    max_tool_calls: int | None = Field(default=None, ge=0)
+
+
+class ServerSpec(_Strict):
+    """An MCP server a scenario needs: a stdio command line or an http(s) URL."""
+
+    name: str
+    command: str | None = None
+    url: str | None = None
+    trusted: bool = False
+
+    @model_validator(mode="after")
+    def _one_target(self) -> ServerSpec:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("a server needs exactly one of 'command' or 'url'")
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url {self.url!r} must start with http:// or https://")
+        return self
+
+    @property
+    def target(self) -> str:
+        """The command line or URL, as MCP_SERVERS spells it."""
+        return self.command if self.command is not None else str(self.url)
+
+
+class ScenarioConfig(_Strict):
+    """A scenario, as data."""
+
+    name: str
+    title: str = ""
+    goal: str = ""
+    default_seed: int = 0
+    example_seeds: tuple[int, ...] = ()
+    genesis_text: str = "The world begins (seed {seed})."
+    cast: tuple[str, ...] = Field(min_length=1)
+    governor: GovernorLimits = GovernorLimits()
+    servers: tuple[ServerSpec, ...] = ()
+    surface: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not AGENT_NAME_RE.match(value):
+            raise ValueError(
+                f"{value!r} is not a valid scenario name; allowed: lowercase letters, digits, "
+                f"'-' and '_', starting with a letter"
+            )
+        return value
+
+    @field_validator("cast")
+    @classmethod
+    def _unique_cast(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        seen = set()
+        for name in value:
+            if name in seen:
+                raise ValueError(f"{name!r} is cast twice; each agent acts once per turn")
+            seen.add(name)
+        return value
+
+    def genesis(self, seed: int) -> str:
+        """The genesis text for ``seed`` (only ``{seed}`` is substituted)."""
+        return self.genesis_text.replace("{seed}", str(seed))
+
+
+def load_scenario(path: str | Path) -> ScenarioConfig:
+    """Load and validate one scenario file.
+
+    Raises:
+        ConfigError: naming the file, line, key path and what is allowed.
+    """
+    path = Path(path)
+    scenario = model_from_yaml(path, ScenarioConfig)
+    if scenario.name != path.stem:
+        raise ConfigError(
+            path, "name", f"{scenario.name!r} does not match the file name; name it "
+            f"{path.stem!r} or rename the file to {scenario.name}.yaml", 1,
+        )
+    return scenario

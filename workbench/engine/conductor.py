@@ -1,0 +1,326 @@
+"""The conductor: runs a scenario tick by tick and writes everything to the ledger.
+
+One tick:
+
+1. ``tick += 1``; the governor checks the run's budgets.
+2. Phase 1 drains the subscription queue: every appended event wakes each agent subscribed
+   to its kind (except its author). Cascades resolve within the tick, bounded by
+   ``max_calls_per_tick``; wake-ups past the bound are dropped and recorded as
+   ``governor.throttled``.
+3. Phase 2 runs the tick-scheduled agents in cast order. What they emit wakes subscribers
+   in the next tick's phase 1.
+
+An agent that raises is recorded as ``agent.failed`` and the rest of the cast acts. A
+budget that runs out ends the run with ``run.finished`` and reason ``budget``.
+
+Example:
+    >>> from workbench.engine.conductor import Conductor
+    >>> result = Conductor.from_config("config", "oracle-grove").run(ticks=2)  # doctest: +SKIP
+    >>> result.reason  # doctest: +SKIP
+    'ticks'
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.agents.base import ManifestAgent
+from workbench.agents.handlers import build_agent
+from workbench.agents.models import Model
+from workbench.contracts.config import ConfigTree
+from workbench.contracts.events import Event
+from workbench.contracts.manifest import AgentManifest
+from workbench.contracts.scenario import ScenarioConfig
+from workbench.engine.ledger import JsonlLedgerStore, Ledger
+from workbench.errors import ToolCallError, ToolDenied, WorkbenchError
+from workbench.tools.registry import ToolRegistry
+
+__all__ = ["Conductor", "RunResult"]
+
+#: ``progress(tick, total_ticks)`` after every tick.
+Progress = Callable[[int, int], None]
+
+
+class _BudgetSpent(Exception):
+    """Internal: a run-wide budget is used up; the run ends with reason ``budget``."""
+
+    def __init__(self, which: str):
+        self.which = which
+
+
+@dataclass
+class RunResult:
+    """What a run produced.
+
+    Attributes:
+        ledger: Every event, hash-chained.
+        reason: Why the run ended: ``ticks``, ``budget`` or ``stop``.
+        ticks: Ticks completed.
+        telemetry: Per tool call, keyed by the ``tool.called``/``tool.denied`` seq:
+            tool, transport and latency. Never hashed.
+    """
+
+    ledger: Ledger
+    reason: str
+    ticks: int
+    telemetry: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def final_hash(self) -> str:
+        """The ledger's last hash: equal hashes mean equal runs."""
+        return self.ledger.final_hash
+
+    @property
+    def violations(self) -> list[Event]:
+        """Every ``tool.denied`` event."""
+        return self.ledger.of_kind("tool.denied")
+
+
+class _Turn:
+    """One activation: what :class:`~workbench.agents.base.Turn` promises agents."""
+
+    __slots__ = ("conductor", "tick", "trigger", "cause", "denied_seq")
+
+    def __init__(self, conductor: Conductor, tick: int, trigger: Event | None):
+        self.conductor = conductor
+        self.tick = tick
+        self.trigger = trigger
+        self.cause = trigger.seq if trigger is not None else None
+        self.denied_seq: int | None = None
+
+    def recent(self, window: int) -> list[Event]:
+        return self.conductor.ledger.events[-window:]
+
+    def scene(self) -> str:
+        return self.conductor.scene
+
+    def call_tool(self, agent: ManifestAgent, tool: str, params: dict[str, Any]) -> dict:
+        return self.conductor._record_call(self, agent, tool, params)
+
+    def emit(self, agent: ManifestAgent, kind: str, payload: dict[str, Any]) -> Event:
+        if kind not in agent.manifest.may_emit:
+            allowed = ", ".join(agent.manifest.may_emit) or "nothing"
+            raise WorkbenchError(
+                f"agent {agent.name!r} may not emit {kind!r}; its may_emit allows: {allowed}. "
+                f"Add {kind!r} to may_emit in its manifest."
+            )
+        return self.conductor._append(self.tick, kind, agent.name, payload, self.cause)
+
+
+class Conductor:
+    """Runs one scenario with one cast over one registry.
+
+    Args:
+        scenario: The scenario.
+        manifests: The cast's manifests, in acting order.
+        registry: Where every tool call goes (the capability boundary).
+        seed: The run's seed (the scenario's default when None).
+        store: Where to write the ledger as it grows (optional).
+        progress: Called as ``progress(tick, total_ticks)`` after each tick.
+        models: Models by agent name, overriding what the manifests ask for.
+    """
+
+    def __init__(self, scenario: ScenarioConfig, manifests: Iterable[AgentManifest],
+                 registry: ToolRegistry, *, seed: int | None = None,
+                 store: JsonlLedgerStore | None = None, progress: Progress | None = None,
+                 models: dict[str, Model] | None = None):
+        self.scenario = scenario
+        self.registry = registry
+        self.seed = scenario.default_seed if seed is None else seed
+        self.progress = progress
+        models = models or {}
+        self.agents = [build_agent(m, registry, models.get(m.name)) for m in manifests]
+        self.ledger = Ledger(f"{scenario.name}:{self.seed}", store)
+        self.telemetry: dict[int, dict[str, Any]] = {}
+        self.scene = scenario.genesis(self.seed)
+        self.tick = 0
+        self._subscribers: dict[str, list[ManifestAgent]] = {}
+        for agent in self.agents:
+            for kind in agent.manifest.subscribes_to:
+                self._subscribers.setdefault(kind, []).append(agent)
+        self._queue: deque[Event] = deque()
+        self._activations = 0
+        self._tool_calls = 0
+        self._stop = False
+
+    @classmethod
+    def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
+                    registry: ToolRegistry | None = None, seed: int | None = None,
+                    ledger_path: str | Path | None = None, progress: Progress | None = None,
+                    models: dict[str, Model] | None = None) -> Conductor:
+        """Build a conductor for ``scenario`` from a config tree or directory.
+
+        Args:
+            config: A loaded :class:`ConfigTree` or its directory.
+            scenario: The scenario's name.
+            registry: The registry to use (``default_tool_registry()`` when None).
+            seed: The seed (the scenario's default when None).
+            ledger_path: Write the ledger to this JSONL file as it grows.
+            progress: Progress callback.
+            models: Models by agent name, overriding the manifests.
+        """
+        tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
+        spec = tree.scenario(scenario)
+        if registry is None:
+            from workbench.tools.builtins import default_tool_registry
+
+            registry = default_tool_registry()
+        store = JsonlLedgerStore(ledger_path, overwrite=True) if ledger_path else None
+        return cls(spec, tree.cast_of(spec), registry, seed=seed, store=store,
+                   progress=progress, models=models)
+
+    # -- running ----------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask the run to end after the current tick (reason ``stop``)."""
+        self._stop = True
+
+    def run(self, ticks: int | None = None) -> RunResult:
+        """Run ``ticks`` ticks (the governor's ``max_ticks`` when None).
+
+        A keyboard interrupt ends the run cleanly with reason ``stop``.
+        """
+        total = self.scenario.governor.max_ticks if ticks is None else ticks
+        if total < 0:
+            raise ValueError(f"ticks must be >= 0, got {total}")
+        store = self.ledger.store
+        if not self.ledger.events:
+            self._genesis(total)
+        reason = "ticks"
+        extra: dict[str, Any] = {}
+        try:
+            while self.tick < total:
+                if self._stop:
+                    reason = "stop"
+                    break
+                self.tick += 1
+                self._run_tick(self.tick)
+                if store is not None:
+                    store.flush()
+                if self.progress is not None:
+                    self.progress(self.tick, total)
+        except _BudgetSpent as spent:
+            reason = "budget"
+            extra["budget"] = spent.which
+        except KeyboardInterrupt:
+            reason = "stop"
+        payload: dict[str, Any] = {"reason": reason, "ticks": self.tick,
+                                   "events": len(self.ledger) + 1}
+        payload.update(extra)
+        self._append(self.tick, "run.finished", "conductor", payload, None)
+        if store is not None:
+            store.close()
+        return RunResult(self.ledger, reason, self.tick, self.telemetry)
+
+    def _genesis(self, total: int) -> None:
+        self._append(0, "run.started", "conductor", {
+            "scenario": self.scenario.name, "seed": self.seed, "ticks": total,
+            "cast": [a.name for a in self.agents],
+        }, None)
+        self._append(0, "world.observed", "world", {"text": self.scene}, None)
+
+    def _run_tick(self, tick: int) -> None:
+        limits = self.scenario.governor
+        self._check_budgets()
+        self._record_list_changes(tick)
+        # Phase 1: the subscription queue, cascades included, within this tick.
+        woken = 0
+        queue = self._queue
+        while queue:
+            event = queue.popleft()
+            for agent in self._subscribers.get(event.kind, ()):
+                if agent.name == event.actor:
+                    continue
+                if woken >= limits.max_calls_per_tick:
+                    dropped = 1 + len(queue)
+                    queue.clear()
+                    self._append(tick, "governor.throttled", "conductor", {
+                        "limit": "max_calls_per_tick", "value": limits.max_calls_per_tick,
+                        "dropped_events": dropped,
+                    }, event.seq)
+                    break
+                woken += 1
+                self._activate(agent, tick, event)
+        # Phase 2: scheduled agents, in cast order.
+        for agent in self.agents:
+            every = agent.manifest.schedule.tick_every
+            if every is not None and (every == 0 or tick % every == 0):
+                self._activate(agent, tick, None)
+
+    def _activate(self, agent: ManifestAgent, tick: int, trigger: Event | None) -> None:
+        self._check_budgets()
+        self._activations += 1
+        turn = _Turn(self, tick, trigger)
+        try:
+            agent.take_turn(turn)
+        except _BudgetSpent:
+            raise
+        except Exception as exc:  # an agent's failure is recorded; the cast goes on
+            cause = turn.denied_seq if turn.denied_seq is not None else turn.cause
+            self._append(tick, "agent.failed", agent.name, {
+                "error": type(exc).__name__, "message": str(exc),
+            }, cause)
+
+    def _check_budgets(self) -> None:
+        limits = self.scenario.governor
+        if limits.max_total_calls is not None and self._activations >= limits.max_total_calls:
+            raise _BudgetSpent("max_total_calls")
+        if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
+            raise _BudgetSpent("max_tool_calls")
+
+    def _record_list_changes(self, tick: int) -> None:
+        """Put tool-list changes a resolver saw since the last tick on the ledger."""
+        drain = getattr(self.registry.resolver, "drain_changes", None)
+        if drain is None:
+            return
+        for change in drain():
+            self._append(tick, "tool.list_changed", "conductor", change, None)
+
+    # -- recording --------------------------------------------------------------------
+    def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
+                caused_by: int | None) -> Event:
+        event = self.ledger.append(tick, kind, actor, payload, caused_by)
+        if kind == "world.observed" and isinstance(payload.get("text"), str):
+            self.scene = payload["text"]
+        if kind in self._subscribers:
+            self._queue.append(event)
+        return event
+
+    def _record_call(self, turn: _Turn, agent: ManifestAgent, tool: str,
+                     params: dict[str, Any]) -> dict[str, Any]:
+        limits = self.scenario.governor
+        base = {"tool": tool, "params": params}
+        if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
+            event = self._append(turn.tick, "tool.denied", agent.name,
+                                 {**base, "reason": "budget exhausted"}, turn.cause)
+            turn.denied_seq = event.seq
+            raise _BudgetSpent("max_tool_calls")
+        self._tool_calls += 1
+        started = time.perf_counter()
+        try:
+            result = self.registry.call(agent.name, agent.manifest, tool, params)
+        except ToolDenied as denied:
+            event = self._append(turn.tick, "tool.denied", agent.name,
+                                 {**base, "reason": denied.reason}, turn.cause)
+            turn.denied_seq = event.seq
+            self._telemetry(event.seq, tool, started, "none")
+            raise
+        except ToolCallError as failed:
+            event = self._append(turn.tick, "tool.called", agent.name,
+                                 {**base, "error": failed.to_payload()}, turn.cause)
+            self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
+            raise
+        event = self._append(turn.tick, "tool.called", agent.name,
+                             {**base, "result": result}, turn.cause)
+        self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
+        return result
+
+    def _telemetry(self, seq: int, tool: str, started: float, transport: str) -> None:
+        self.telemetry[seq] = {
+            "tool": tool, "transport": transport,
+            "latency_ms": (time.perf_counter() - started) * 1000.0,
+        }

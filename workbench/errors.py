@@ -1,0 +1,160 @@
+"""Every error the workbench raises, in one tree.
+
+Callers catch :class:`WorkbenchError` at the edge (the CLI, the widgets) and show its
+message, which always says what happened and what to do next::
+
+    WorkbenchError
+     ├── ConfigError              a manifest, scenario or surface file is wrong (file, key path, allowed)
+     ├── ToolNameError            a tool name breaks the MCP rule [A-Za-z0-9_.-]{1,128} (also ValueError)
+     ├── ToolNotFound             granted but registered nowhere (also KeyError)
+     ├── ToolDenied               the registry refused a call before any transport was touched
+     │    └── CapabilityViolation the agent was not granted the tool
+     ├── ToolCallError            the call was made and failed: kind is tool_error, protocol_error,
+     │                            transport_error or timeout
+     ├── LedgerError              a ledger file cannot be trusted
+     │    └── LedgerTampered      the hash chain does not verify
+     ├── PolicyRefused            a curation edit is not allowed by the surface's policy
+     └── MissingDependency        an optional extra is not installed (also ImportError)
+
+The reason on a :class:`ToolDenied` is written for the agent and the ledger; anything only
+an operator should see (a server's stderr, a stack trace) goes to logs, not into messages.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CapabilityViolation",
+    "ConfigError",
+    "LedgerError",
+    "LedgerTampered",
+    "MissingDependency",
+    "PolicyRefused",
+    "ToolCallError",
+    "ToolDenied",
+    "ToolNameError",
+    "ToolNotFound",
+    "WorkbenchError",
+    "TOOL_ERROR_KINDS",
+]
+
+#: The outcomes a failed tool call can have on a ``tool.called`` event.
+TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout")
+
+
+class WorkbenchError(Exception):
+    """Base of every error the workbench raises on purpose."""
+
+
+class ConfigError(WorkbenchError):
+    """A configuration file is wrong.
+
+    Attributes:
+        path: The file (or directory) at fault, as given to the loader.
+        key: Dotted key path inside the file (``tools[0]``, ``schedule.tick_every``), or "".
+        problem: What is wrong and what is allowed.
+        line: 1-based line of the key in the file when known.
+    """
+
+    def __init__(self, path: object, key: str, problem: str, line: int | None = None):
+        self.path = str(path)
+        self.key = key
+        self.problem = problem
+        self.line = line
+        where = self.path if line is None else f"{self.path}:{line}"
+        super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
+
+
+class ToolNameError(WorkbenchError, ValueError):
+    """A tool name does not follow the MCP naming rule."""
+
+
+class ToolNotFound(WorkbenchError, KeyError):
+    """A tool is granted but neither registered in-process nor offered by a resolver."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ToolDenied(WorkbenchError):
+    """The registry refused a call before any transport was touched.
+
+    Attributes:
+        agent: Who asked.
+        tool: What was asked for.
+        reason: Short reason as recorded on the ``tool.denied`` event
+            (``not granted``, ``not approved``, ``pin drift``, ``hidden by curation``, ...).
+    """
+
+    reason_code = "denied"
+
+    def __init__(self, agent: str, tool: str, reason: str | None = None, hint: str = ""):
+        self.agent = agent
+        self.tool = tool
+        self.reason = reason or self.reason_code
+        msg = f"agent {agent!r} may not call {tool!r}: {self.reason}"
+        super().__init__(f"{msg}. {hint}" if hint else msg)
+
+
+class CapabilityViolation(ToolDenied):
+    """An agent called a tool that its manifest does not grant."""
+
+    reason_code = "not granted"
+
+    def __init__(self, agent: str, tool: str, granted: list[str] | tuple[str, ...] = ()):
+        self.granted = tuple(granted)
+        hint = (
+            f"Granted: {', '.join(self.granted)}." if self.granted else "It is granted no tools."
+        )
+        super().__init__(
+            agent, tool, None, f"{hint} Add {tool!r} to its manifest's tools to allow it."
+        )
+
+
+class ToolCallError(WorkbenchError):
+    """A call was dispatched and failed.
+
+    Attributes:
+        kind: One of :data:`TOOL_ERROR_KINDS`.
+        message: The failure as the tool or transport reported it (kept verbatim).
+    """
+
+    def __init__(self, kind: str, message: str, tool: str = ""):
+        if kind not in TOOL_ERROR_KINDS:
+            raise ValueError(f"unknown tool error kind {kind!r}; allowed: {TOOL_ERROR_KINDS}")
+        self.kind = kind
+        self.message = message
+        self.tool = tool
+        super().__init__(f"{tool}: {kind}: {message}" if tool else f"{kind}: {message}")
+
+    def to_payload(self) -> dict[str, str]:
+        """The ``error`` object recorded on a ``tool.called`` event."""
+        return {"kind": self.kind, "message": self.message}
+
+
+class LedgerError(WorkbenchError):
+    """A ledger file cannot be read as a ledger."""
+
+
+class LedgerTampered(LedgerError):
+    """The hash chain of a ledger does not verify: a line was changed after it was written."""
+
+    def __init__(self, path: object, line: int, detail: str):
+        self.path = str(path)
+        self.line = line
+        super().__init__(
+            f"{path}:{line}: hash chain broken ({detail}); the file was changed after it was "
+            f"written. Events before line {line} verify; restore the file or start a new run."
+        )
+
+
+class PolicyRefused(WorkbenchError):
+    """A curation edit is not allowed by the surface's policy."""
+
+
+class MissingDependency(WorkbenchError, ImportError):
+    """An optional part of the workbench needs an extra that is not installed."""
+
+    def __init__(self, module: str, extra: str):
+        super().__init__(
+            f"{module} is not installed; install it with: pip install 'tool-contract-workbench[{extra}]'"
+        )

@@ -1,0 +1,1 @@
+"""Tools: the registry (the capability boundary), built-ins, and the MCP transport."""
