@@ -1,0 +1,191 @@
+"""The ``workbench`` command line.
+
+Commands::
+
+    workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
+                           [--format table|jsonl|csv]
+    workbench validate [DIR]
+    workbench scenarios [--config DIR]
+
+Other parts of the package add their commands through :data:`EXTENSIONS` (modules with a
+``register(subparsers)`` function), so each stays next to the code it drives. Library
+errors are turned into one line on stderr here, at the edge, and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from workbench.errors import WorkbenchError
+
+__all__ = ["EXTENSIONS", "main"]
+
+#: Modules that add sub-commands: each has ``register(subparsers)``.
+EXTENSIONS: list[str] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 an error)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `workbench run ... | head`
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="Design multi-agent scenarios and see exactly what agents may call, "
+                    "what they did call, and what an MCP server offers them.",
+    )
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run a scenario and print its ledger")
+    run.add_argument("scenario", help="scenario name (see `workbench scenarios`)")
+    run.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
+    run.add_argument("--ticks", type=int, default=None,
+                     help="ticks to run (default: the governor's max_ticks)")
+    run.add_argument("--config", default="config", help="config directory (default: config)")
+    run.add_argument("--ledger", default=None, help="also write the ledger to this JSONL file")
+    run.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
+                     help="how to print the ledger (default: table)")
+    run.set_defaults(func=_cmd_run)
+
+    val = sub.add_parser("validate", help="check a config directory and report every problem")
+    val.add_argument("dir", nargs="?", default="config", help="config directory")
+    val.set_defaults(func=_cmd_validate)
+
+    sc = sub.add_parser("scenarios", help="list the scenarios of a config directory")
+    sc.add_argument("--config", default="config", help="config directory (default: config)")
+    sc.set_defaults(func=_cmd_scenarios)
+
+    for module in EXTENSIONS:
+        importlib.import_module(module).register(sub)
+    return parser
+
+
+# -- run ----------------------------------------------------------------------------------
+def _cmd_run(args: argparse.Namespace) -> int:
+    from workbench.engine.conductor import Conductor
+
+    progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
+                                      ledger_path=args.ledger, progress=progress)
+    try:
+        result = conductor.run(ticks=args.ticks)
+    finally:
+        close = getattr(conductor.registry.resolver, "close", None)
+        if close is not None:
+            close()
+    out = sys.stdout
+    if args.format == "jsonl":
+        out.write(result.ledger.to_jsonl())
+    elif args.format == "csv":
+        _write_csv(out, result.ledger)
+    else:
+        _write_table(out, result.ledger)
+    summary = sys.stdout if args.format == "table" else sys.stderr
+    _write_violations(summary, result.violations)
+    print(f"run finished: reason={result.reason} ticks={result.ticks} "
+          f"events={len(result.ledger)} final_hash={result.final_hash}", file=summary)
+    return 0
+
+
+def _progress_bar(stream: TextIO):
+    def show(tick: int, total: int) -> None:
+        width = 30
+        done = width * tick // max(total, 1)
+        stream.write(f"\r[{'#' * done}{'.' * (width - done)}] tick {tick}/{total}")
+        if tick >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def _write_table(out: TextIO, events: Any) -> None:
+    from workbench.agents.base import summarize
+
+    rows = [(str(e.seq), str(e.tick), e.actor, e.kind, summarize(e, 100)) for e in events]
+    _table(out, ("seq", "tick", "actor", "kind", "summary"), rows)
+
+
+def _write_violations(out: TextIO, denied: list) -> None:
+    print(f"violations: {len(denied)}", file=out)
+    if denied:
+        from workbench.contracts.events import canonical_json
+
+        rows = [(str(e.seq), str(e.tick), e.actor, str(e.payload.get("tool")),
+                 canonical_json(e.payload.get("params")), str(e.payload.get("reason")))
+                for e in denied]
+        _table(out, ("seq", "tick", "agent", "tool", "params", "reason"), rows)
+
+
+def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
+    print(line.format(*header).rstrip(), file=out)
+    for row in rows:
+        print(line.format(*row).rstrip(), file=out)
+
+
+def _write_csv(out: TextIO, events: Any) -> None:
+    from workbench.contracts.events import canonical_json
+
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["seq", "tick", "kind", "actor", "caused_by", "payload", "hash"])
+    for e in events:
+        writer.writerow([e.seq, e.tick, e.kind, e.actor,
+                         "" if e.caused_by is None else e.caused_by,
+                         canonical_json(e.payload), e.hash])
+
+
+# -- validate, scenarios ------------------------------------------------------------------
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from workbench.agents.handlers import build_agent
+    from workbench.contracts.config import ConfigTree
+    from workbench.tools.builtins import register_builtins
+    from workbench.tools.registry import ToolRegistry
+
+    registry = register_builtins(ToolRegistry())
+    problems = ConfigTree.problems(args.dir, known_tools=registry.known_tools())
+    tree, _ = ConfigTree._collect(__import__("pathlib").Path(args.dir))
+    for name, manifest in sorted(tree.agents.items()):
+        try:
+            build_agent(manifest, registry, source=str(tree.root / "agents" / f"{name}.yaml"))
+        except WorkbenchError as exc:
+            problems.append(exc)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} problem(s) in {args.dir}", file=sys.stderr)
+        return 1
+    print(f"ok: {len(tree.agents)} agents, {len(tree.scenarios)} scenarios in {args.dir}")
+    return 0
+
+
+def _cmd_scenarios(args: argparse.Namespace) -> int:
+    from workbench.contracts.config import ConfigTree
+
+    tree = ConfigTree.load(args.config)
+    rows = [(s.name, str(s.governor.max_ticks), ", ".join(s.cast), s.title)
+            for s in sorted(tree.scenarios.values(), key=lambda s: s.name)]
+    _table(sys.stdout, ("scenario", "ticks", "cast", "title"), rows)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
