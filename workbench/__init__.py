@@ -1,5 +1,4 @@
-"""Tool Contract Workbench: see what your agents may call, what they did call, and what an
-MCP server really offers them.
+"""Tool Contract Workbench: what agents may call, what they did call, what MCP servers offer.
 
 The public API is small; everything else lives in sub-packages::
 

@@ -4,8 +4,8 @@ Callers catch :class:`WorkbenchError` at the edge (the CLI, the widgets) and sho
 message, which always says what happened and what to do next::
 
     WorkbenchError
-     ├── ConfigError              a manifest, scenario or surface file is wrong (file, key path, allowed)
-     ├── ToolNameError            a tool name breaks the MCP rule [A-Za-z0-9_.-]{1,128} (also ValueError)
+     ├── ConfigError              a config file is wrong (names file, key path, what is allowed)
+     ├── ToolNameError            a tool name breaks the MCP rule (also ValueError)
      ├── ToolNotFound             granted but registered nowhere (also KeyError)
      ├── ToolDenied               the registry refused a call before any transport was touched
      │    └── CapabilityViolation the agent was not granted the tool
@@ -156,5 +156,6 @@ class MissingDependency(WorkbenchError, ImportError):
 
     def __init__(self, module: str, extra: str):
         super().__init__(
-            f"{module} is not installed; install it with: pip install 'tool-contract-workbench[{extra}]'"
+            f"{module} is not installed; install it with: "
+            f"pip install 'tool-contract-workbench[{extra}]'"
         )

@@ -93,7 +93,9 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def model_from_yaml(path: Path, model: type[Any], data: Any = None, text: str | None = None) -> Any:
+def model_from_yaml(
+    path: Path, model: type[Any], data: Any = None, text: str | None = None
+) -> Any:
     """Validate YAML ``data`` (read from ``path`` when not given) into a pydantic ``model``.
 
     Every failure becomes one :class:`ConfigError` naming the file, the line, the key

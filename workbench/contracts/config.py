@@ -37,6 +37,7 @@ class ConfigTree:
     root: Path
     agents: dict[str, AgentManifest] = field(default_factory=dict)
     scenarios: dict[str, ScenarioConfig] = field(default_factory=dict)
+    _broken: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def load(cls, root: str | Path = "config") -> ConfigTree:
@@ -78,6 +79,7 @@ class ConfigTree:
                 tree.agents[manifest.name] = manifest
             except ConfigError as exc:
                 problems.append(exc)
+                tree._broken.add(path.stem)
         for path in sorted((root / "scenarios").glob("*.yaml")):
             try:
                 scenario = load_scenario(path)
@@ -92,7 +94,8 @@ class ConfigTree:
         problems = []
         text = None
         for i, member in enumerate(scenario.cast):
-            if member not in self.agents:
+            # An agent whose file failed to load is reported once, by its own file.
+            if member not in self.agents and member not in self._broken:
                 if text is None:
                     text = read_yaml(path)[1]
                 known = ", ".join(sorted(self.agents)) or "none"

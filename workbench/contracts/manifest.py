@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from workbench.contracts._yaml import model_from_yaml
 from workbench.contracts.events import KIND_RULE, check_kind
@@ -36,21 +36,24 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
 
 
-def _check_kinds(values: tuple[str, ...]) -> tuple[str, ...]:
-    for value in values:
-        if not check_kind(value):
-            raise ValueError(f"{value!r} is not a valid event kind; allowed: {KIND_RULE}")
-    return values
+def _check_kind(value: str) -> str:
+    if not check_kind(value):
+        raise ValueError(f"{value!r} is not a valid event kind; allowed: {KIND_RULE}")
+    return value
 
 
-def _check_tools(values: tuple[str, ...]) -> tuple[str, ...]:
-    for value in values:
-        if not TOOL_NAME_RE.match(value):
-            raise ValueError(
-                f"{value!r} is not a valid tool name; allowed: 1 to 128 characters from "
-                f"A-Z a-z 0-9 _ . -"
-            )
-    return values
+def _check_tool(value: str) -> str:
+    if not TOOL_NAME_RE.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid tool name; allowed: 1 to 128 characters from "
+            f"A-Z a-z 0-9 _ . -"
+        )
+    return value
+
+
+# Validated per item, so an error's key path names the item (``may_emit[1]``).
+Kind = Annotated[str, AfterValidator(_check_kind)]
+ToolName = Annotated[str, AfterValidator(_check_tool)]
 
 
 class ScheduleSpec(_Strict):
@@ -80,15 +83,8 @@ class ScriptStep(_Strict):
     """One step of a scripted agent: call a tool, say something, or both (call first)."""
 
     say: str | None = None
-    call: str | None = None
+    call: ToolName | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("call")
-    @classmethod
-    def _tool_name(cls, value: str | None) -> str | None:
-        if value is not None:
-            _check_tools((value,))
-        return value
 
     @model_validator(mode="after")
     def _something(self) -> ScriptStep:
@@ -112,12 +108,12 @@ class AgentManifest(_Strict):
     role: Literal["worker", "judge", "observer"]
     persona: str = ""
     handler: str | None = None
-    subscribes_to: tuple[str, ...] = ()
-    may_emit: tuple[str, ...] = ()
+    subscribes_to: tuple[Kind, ...] = ()
+    may_emit: tuple[Kind, ...] = ()
     schedule: ScheduleSpec = ScheduleSpec()
     model: ModelSpec = ModelSpec()
     memory: MemorySpec = MemorySpec()
-    tools: tuple[str, ...] = ()
+    tools: tuple[ToolName, ...] = ()
     script: tuple[ScriptStep, ...] = ()
 
     @field_validator("name")
@@ -129,16 +125,6 @@ class AgentManifest(_Strict):
                 f"'-' and '_', starting with a letter, at most 64 characters"
             )
         return value
-
-    @field_validator("subscribes_to", "may_emit")
-    @classmethod
-    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_kinds(value)
-
-    @field_validator("tools")
-    @classmethod
-    def _tool_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_tools(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> AgentManifest:

@@ -40,6 +40,7 @@ __all__ = [
     "ToolResolver",
     "ToolSpec",
     "check_tool_name",
+    "compile_schema",
 ]
 
 #: The MCP tool-name rule.
@@ -91,22 +92,60 @@ class ToolSpec:
         if validator is None:
             if not self.input_schema:
                 return
-            validator = _compile(self.input_schema)
+            validator = compile_schema(self.input_schema)
             object.__setattr__(self, "_validator", validator)
-        if validator.is_valid(params):
-            return
-        import jsonschema.exceptions
-
-        err = jsonschema.exceptions.best_match(validator.iter_errors(params))
-        where = "/".join(str(p) for p in err.absolute_path) or "arguments"
-        raise ToolCallError("tool_error", f"invalid arguments: {where}: {err.message}", self.name)
+        problem = validator(params)
+        if problem is not None:
+            raise ToolCallError("tool_error", f"invalid arguments: {problem}", self.name)
 
 
-def _compile(schema: Mapping[str, Any]) -> Any:
+def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
+    """Compile a JSON Schema into ``check(value) -> problem text or None``.
+
+    fastjsonschema generates Python code (about 2 microseconds a call, imported in
+    milliseconds); schemas it cannot compile fall back to ``jsonschema``, which is
+    complete but costs seconds to import, so it is only loaded when needed.
+
+    Raises:
+        ValueError: the schema itself is invalid.
+    """
+    import fastjsonschema
+
+    try:
+        fast = fastjsonschema.compile(dict(schema))
+    except fastjsonschema.JsonSchemaDefinitionException:
+        return _compile_slow(schema)
+
+    def check(value: Any) -> str | None:
+        try:
+            fast(value)
+        except fastjsonschema.JsonSchemaValueException as exc:
+            message = exc.message
+            return "params" + message[4:] if message.startswith("data") else message
+        return None
+
+    return check
+
+
+def _compile_slow(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
+    import jsonschema.exceptions
     import jsonschema.validators
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        raise ValueError(f"invalid input schema: {exc.message}") from None
+    validator = cls(schema)
+
+    def check(value: Any) -> str | None:
+        if validator.is_valid(value):
+            return None
+        err = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+        return f"params{where}: {err.message}"
+
+    return check
 
 
 @runtime_checkable
@@ -178,8 +217,7 @@ class ToolRegistry:
             raise ValueError(f"tool {name!r}: description must be a non-empty string")
         if name in self._tools and not replace:
             raise ValueError(f"tool {name!r} is already registered; pass replace=True to swap it")
-        if input_schema is not None:
-            _compile(input_schema).check_schema(input_schema)
+        validator = compile_schema(input_schema) if input_schema is not None else None
         spec = ToolSpec(
             name=name,
             description=description,
@@ -188,6 +226,7 @@ class ToolRegistry:
             input_schema=input_schema,
             output_schema=output_schema,
             annotations=annotations,
+            _validator=validator,
         )
         self._tools[name] = spec
         return spec

@@ -1,0 +1,62 @@
+# Tool Contract Workbench: every set-up step lives here, so a fresh machine needs only
+# `make lab` (JupyterLab on the tutorials) or `make test` (the whole suite).
+
+PYTHON  ?= python3
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed
+NODE_STAMP := external/node_modules/.installed
+LAB_PORT ?= 8888
+
+.PHONY: help install node chromium test test-fast lab demo bench lint clean
+
+help:
+	@echo "make lab    - set up everything and open JupyterLab on notebooks/ (127.0.0.1:$(LAB_PORT))"
+	@echo "make test   - set up everything and run the whole suite (unit, MCP, notebooks, browser)"
+	@echo "make demo   - run the oracle-grove scenario in the terminal"
+	@echo "make bench  - run the benchmarks in bench/ (prints ratios measured in one run)"
+
+# The virtual environment and every Python package the tests and tutorials need.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# External MCP peers from npm (server-everything, the MCP Inspector), pinned by the lock file.
+$(NODE_STAMP): external/package.json external/package-lock.json
+	cd external && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+node: $(NODE_STAMP)
+
+# Debian's Chromium for the browser tests (Playwright drives it; no browser download).
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+test: install node chromium
+	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not browser" -p no:nbval
+
+lab: install node
+	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	  $$(test "$$(id -u)" = 0 && echo --allow-root) \
+	  --ServerApp.root_dir=notebooks
+
+demo: install
+	$(VENV)/bin/workbench run oracle-grove --ticks 5
+
+bench: install node
+	$(PY) bench/run_all.py
+
+lint: install
+	$(VENV)/bin/ruff check workbench tests bench
+
+clean:
+	rm -rf $(VENV) external/node_modules bench/results test-artifacts

@@ -1,0 +1,53 @@
+"""Shared fixtures: a fresh copy of the shipped config, the repo root, a fresh registry."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.tools.builtins import register_builtins
+from workbench.tools.registry import ToolRegistry
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path) -> Path:
+    """A private copy of config/ that a test may edit."""
+    dest = tmp_path / "config"
+    shutil.copytree(REPO / "config", dest)
+    return dest
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    """A fresh in-process registry with the built-ins."""
+    return register_builtins(ToolRegistry())
+
+
+@pytest.fixture
+def offline_env() -> dict[str, str]:
+    """The environment without the MCP gate, for subprocesses that must run in-process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MCP_SERVERS", "MCP_ORACLE")}
+    env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+@pytest.fixture(scope="session")
+def python() -> str:
+    return sys.executable
+
+
+@pytest.fixture(scope="session")
+def workbench_cli() -> list[str]:
+    """The CLI as a subprocess command (the installed console script's code path)."""
+    return [sys.executable, "-m", "workbench.cli"]

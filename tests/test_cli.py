@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from workbench.cli import main
+
+
+def cli(workbench_cli, env, cwd, *args):
+    return subprocess.run([*workbench_cli, *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=60)
+
+
+class TestRun:
+    def test_oracle_grove_prints_omens_and_observations(self, workbench_cli, offline_env,
+                                                        repo_root):
+        out = cli(workbench_cli, offline_env, repo_root, "run", "oracle-grove", "--ticks", "5",
+                  "--format", "jsonl")
+        assert out.returncode == 0, out.stderr
+        events = [json.loads(line) for line in out.stdout.splitlines()]
+        spoke = [e for e in events if e["kind"] == "oracle.spoke"]
+        assert len(spoke) == 5 and all(e["payload"]["omen"] for e in spoke)
+        observed = [e for e in events if e["kind"] == "world.observed"
+                    and e["actor"] == "scene-whisperer"]
+        assert len(observed) == 5
+        assert "violations: 0" in out.stderr and "reason=ticks" in out.stderr
+
+    def test_table_format_and_violation_summary(self, capsys, repo_root, monkeypatch):
+        monkeypatch.delenv("MCP_SERVERS", raising=False)
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        code = main(["run", "town-square", "--ticks", "2", "--config",
+                     str(repo_root / "config")])
+        out = capsys.readouterr().out
+        assert code == 0
+        assert out.splitlines()[0].split() == ["seq", "tick", "actor", "kind", "summary"]
+        assert "violations: 1" in out
+        assert "herald  oracle  {\"seed\":\"the market\"}  not granted" in out
+
+    def test_csv_and_ledger_file(self, capsys, repo_root, tmp_path, monkeypatch):
+        monkeypatch.delenv("MCP_SERVERS", raising=False)
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        path = tmp_path / "run.jsonl"
+        assert main(["run", "oracle-grove", "--ticks", "2", "--format", "csv", "--ledger",
+                     str(path), "--config", str(repo_root / "config")]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == "seq,tick,kind,actor,caused_by,payload,hash"
+        assert len(out) == 1 + len(path.read_text().splitlines())
+
+    def test_unknown_scenario_is_one_clear_line_and_exit_2(self, capsys, repo_root):
+        assert main(["run", "nope", "--config", str(repo_root / "config")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and "known scenarios: oracle-grove" in err
+
+
+class TestValidateAndScenarios:
+    def test_validate_ok(self, capsys, repo_root):
+        assert main(["validate", str(repo_root / "config")]) == 0
+        assert capsys.readouterr().out.startswith("ok: ")
+
+    def test_validate_reports_every_problem(self, capsys, config_dir):
+        (config_dir / "agents" / "gossip.yaml").write_text(
+            "name: gossip\nrole: worker\ntools: [oracle, scry]\nhandler: nope\n")
+        assert main(["validate", str(config_dir)]) == 1
+        out = capsys.readouterr().out
+        assert "gossip.yaml:3: tools[1]: 'scry' is granted" in out
+        assert "handler: no handler named 'nope'" in out
+
+    def test_scenarios_lists_them(self, capsys, repo_root):
+        assert main(["scenarios", "--config", str(repo_root / "config")]) == 0
+        out = capsys.readouterr().out
+        assert "oracle-grove" in out and "town-square" in out
+
+    @pytest.mark.parametrize("command", ["run", "validate", "scenarios"])
+    def test_every_command_has_help(self, command, capsys):
+        with pytest.raises(SystemExit) as info:
+            main([command, "--help"])
+        assert info.value.code == 0 and "usage: workbench" in capsys.readouterr().out
