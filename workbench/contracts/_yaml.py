@@ -57,7 +57,7 @@ def read_yaml(path: Path) -> tuple[Any, str]:
 
 
 def format_loc(loc: tuple[Any, ...]) -> str:
-    """``('tools', 0)`` -> ``tools[0]``; ``('schedule', 'tick_every')`` -> ``schedule.tick_every``."""
+    """``('tools', 0)`` -> ``tools[0]``, ``('schedule', 'tick_every')`` -> dotted."""
     out = ""
     for part in loc:
         if isinstance(part, int):
