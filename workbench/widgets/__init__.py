@@ -1,0 +1,68 @@
+"""Notebook widgets: edit manifests and tool descriptions live, run scenarios, read ledgers.
+
+The only part of the workbench that imports ipywidgets. Names are loaded on first use,
+so ``import workbench.widgets`` is cheap and a missing extra gives an error that says
+what to install::
+
+    from workbench.widgets import Workbench
+    Workbench.from_config("config")   # last expression of a cell: the tabs show up
+
+=================  ================================================================
+``Workbench``      the tabs below over one shared :class:`Session`
+``ManifestEditor`` persona, grants, kinds, schedule; problems as you type; Save
+``SurfaceEditor``  a curated tools.json: descriptions, examples, exposure, audit, diff
+``ScenarioRunner`` scenario, seed, ticks, transport, Run; violations, calls, ledger
+``LedgerView``     a ledger of any size, filtered and one page at a time
+``Session``        config, live manifests and registries the widgets share
+=================  ================================================================
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from workbench.errors import MissingDependency
+
+if TYPE_CHECKING:
+    from workbench.widgets.ledger_view import LedgerView
+    from workbench.widgets.manifest_editor import ManifestEditor
+    from workbench.widgets.runner import ScenarioRunner
+    from workbench.widgets.session import Session
+    from workbench.widgets.surface_editor import SurfaceEditor
+    from workbench.widgets.workbench import Workbench
+
+__all__ = [
+    "LedgerView",
+    "ManifestEditor",
+    "ScenarioRunner",
+    "Session",
+    "SurfaceEditor",
+    "Workbench",
+]
+
+_HOMES = {
+    "LedgerView": "workbench.widgets.ledger_view",
+    "ManifestEditor": "workbench.widgets.manifest_editor",
+    "ScenarioRunner": "workbench.widgets.runner",
+    "Session": "workbench.widgets.session",
+    "SurfaceEditor": "workbench.widgets.surface_editor",
+    "Workbench": "workbench.widgets.workbench",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'workbench.widgets' has no attribute {name!r}")
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependency("ipywidgets", "widgets") from exc
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
