@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from tests.widgets.conftest import output_html
+from workbench.errors import ConfigError, ToolCallError
+
+
+class TestGrantEditThenRun:
+    """The issue's headless scenario: an edit in the editor is what the next Run uses."""
+
+    def test_removing_a_grant_shows_violations_and_restoring_it_clears_them(self, workbench):
+        editor, runner = workbench.manifest_editor, workbench.runner
+        editor.select("fortune-teller")
+
+        editor.grant_boxes["oracle"].value = False
+        runner.run_button.click()
+        assert runner.last_error is None
+        denied = runner.frames["violations"]
+        assert len(denied) > 0
+        assert set(denied["agent"]) == {"fortune-teller"}
+        assert set(denied["tool"]) == {"oracle"}
+        assert set(denied["reason"]) == {"not granted"}
+        assert list(denied["seq"]) == [e.seq for e in runner.result.ledger.of_kind("tool.denied")]
+        shown = output_html(runner.violations_output)
+        assert 'class="dataframe wb-violations"' in shown and "not granted" in shown
+        assert shown.count("<tr>") == len(denied)  # one body row per violation
+
+        editor.grant_boxes["oracle"].value = True
+        runner.run_button.click()
+        assert runner.last_error is None
+        assert runner.frames["violations"].empty
+        assert runner.result.ledger.of_kind("tool.denied") == []
+        assert "No violations." in output_html(runner.violations_output)
+        assert "not granted" not in output_html(runner.violations_output)
+        assert len(runner.result.ledger.of_kind("oracle.spoke")) > 0
+
+    def test_regranted_run_equals_the_original(self, workbench):
+        runner, editor = workbench.runner, workbench.manifest_editor
+        first = runner.run().final_hash
+        editor.set_grant("oracle", False)
+        assert runner.run().final_hash != first
+        editor.set_grant("oracle", True)
+        assert runner.run().final_hash == first
+
+
+class TestRunner:
+    def test_scenario_choice_sets_its_defaults(self, workbench):
+        runner = workbench.runner
+        runner.scenario_select.value = "town-square"
+        assert (runner.seed.value, runner.ticks.value) == (3, 6)
+
+    def test_progress_bar_reaches_the_end(self, workbench):
+        runner = workbench.runner
+        runner.ticks.value = 4
+        seen = []
+        runner.progress.observe(lambda c: seen.append(c["new"]), names=["value"])
+        runner.run()
+        assert seen[-1] == 4 and seen == sorted(seen)
+        assert runner.progress.bar_style == "success"
+
+    def test_calls_table_and_ledger_are_shown(self, workbench):
+        runner = workbench.runner
+        result = runner.run()
+        calls = runner.frames["calls"]
+        assert set(calls["outcome"]) == {"ok"}
+        assert set(calls["transport"]) == {"in-process"}
+        assert "wb-calls" in output_html(runner.calls_output)
+        assert runner.ledger_view.matches == len(result.ledger)
+        assert f"{len(result.ledger):,} events" in runner.summary.value
+
+    def test_a_run_that_cannot_start_is_shown_in_the_widget(self, workbench):
+        runner = workbench.runner
+        del runner.session.manifests["scene-whisperer"]
+        runner.run_button.click()
+        assert isinstance(runner.last_error, ConfigError)
+        shown = output_html(runner.error_area)
+        assert "scene-whisperer" in shown and "no such manifest" in shown
+        assert not runner.run_button.disabled
+
+    def test_an_unreachable_mcp_server_is_shown_in_the_widget(self, workbench):
+        runner = workbench.runner
+        runner.session._mcp_env = {"MCP_SERVERS": "/nonexistent/mcp-server"}
+        runner.transport.value = "MCP"
+        runner.run_button.click()
+        assert isinstance(runner.last_error, ToolCallError)
+        assert runner.last_error.kind == "transport_error"
+        assert "/nonexistent/mcp-server" in output_html(runner.error_area)
+        assert not runner.run_button.disabled
+
+    def test_the_next_good_run_clears_the_error(self, workbench):
+        runner = workbench.runner
+        del runner.session.manifests["scene-whisperer"]
+        runner.run_button.click()
+        assert runner.error_area.outputs
+        runner.session.manifests["scene-whisperer"] = runner.session.saved["scene-whisperer"]
+        runner.run_button.click()
+        assert runner.last_error is None and runner.error_area.outputs == ()
+
+    def test_repr_is_short(self, workbench):
+        assert repr(workbench.runner) == (
+            "ScenarioRunner(scenario='oracle-grove', last_run=None)")
+
+
+class TestTransports:
+    def test_mcp_run_gives_the_same_ledger_as_in_process(self, workbench):
+        runner = workbench.runner
+        runner.ticks.value = 3
+        workbench.manifest_editor.set_grant("oracle", False)
+        hashes = {}
+        for transport in ("in-process", "MCP"):
+            runner.transport.value = transport
+            runner.run_button.click()
+            assert runner.last_error is None, runner.last_error
+            assert len(runner.frames["violations"]) == 3
+            hashes[transport] = runner.result.final_hash
+        assert hashes["MCP"] == hashes["in-process"]
+
+    def test_mcp_tools_are_offered_as_grants_once_mcp_is_used(self, workbench):
+        workbench.runner.session.registry_for("MCP")
+        workbench.manifest_editor.refresh_tools()
+        assert "oracle" in workbench.manifest_editor.grant_boxes
