@@ -1,0 +1,350 @@
+"""The surface artifact: a directory with ``tools.json``, ``policy.json`` and ``pins.json``.
+
+A *surface* is what agents are shown of a toolset. It lives in a directory so it can be
+versioned, diffed and edited by people, widgets and optimisers alike::
+
+    tools.json    {"tools": [{name, title?, description, parameters, output_schema?,
+                              annotations?, examples?, code?}]}
+    policy.json   {"capability": "mcp-tool" | "tools", "allow": [edit kinds]}   (optional)
+    pins.json     {"tools": [{name, server, fingerprint, wire}]}                 (written by import)
+
+This module loads and saves those files. Loading is strict: an unknown key or a wrong type
+is a :class:`~workbench.errors.ConfigError` naming the file, the key path and what is
+allowed. Saving is atomic (temp file, fsync, rename), so a crash never leaves half a file.
+
+It also turns a surface into text parts (:func:`materialize`) and a :class:`Candidate`,
+the unit an editor or an optimiser proposes and scores.
+
+Example:
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> save_tools(d, [{"name": "echo", "description": "Echo a message.",
+    ...                 "parameters": {"type": "object", "properties": {}}}])
+    >>> [t["name"] for t in load_tools(d)]
+    ['echo']
+    >>> load_policy(d)["capability"]
+    'mcp-tool'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import ConfigError
+
+__all__ = [
+    "CAPABILITIES",
+    "EDIT_KINDS",
+    "PINS_FILE",
+    "POLICY_FILE",
+    "TOOLS_FILE",
+    "TOOL_KEYS",
+    "Candidate",
+    "entry_from_wire",
+    "entry_to_wire",
+    "is_empty",
+    "load_pins",
+    "load_policy",
+    "load_tools",
+    "materialize",
+    "save_pins",
+    "save_policy",
+    "save_tools",
+    "write_json_atomic",
+]
+
+TOOLS_FILE = "tools.json"
+POLICY_FILE = "policy.json"
+PINS_FILE = "pins.json"
+
+#: Every kind of curation edit.
+EDIT_KINDS = ("description", "params", "examples", "add", "remove", "schema", "code")
+
+#: What each capability allows by default. ``mcp-tool``: the server is someone else's, so
+#: its contract (schema, code) is off limits; ``tools``: we own the code, so everything goes.
+CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "mcp-tool": ("description", "params", "examples", "add", "remove"),
+    "tools": EDIT_KINDS,
+}
+DEFAULT_CAPABILITY = "mcp-tool"
+
+#: Keys a tools.json entry may have, with the JSON type each must have.
+TOOL_KEYS: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "title": str,
+    "description": str,
+    "parameters": dict,
+    "output_schema": dict,
+    "annotations": dict,
+    "examples": list,
+    "code": str,
+}
+_REQUIRED_KEYS = ("name", "description", "parameters")
+_PIN_KEYS = {"name": str, "server": str, "fingerprint": str, "wire": dict}
+
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list"}
+
+
+# -- reading ------------------------------------------------------------------------------
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot read the file ({exc.strerror}); check the "
+                          f"path and its permissions") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, "", f"not valid JSON: {exc.msg}; fix the syntax",
+                          exc.lineno) from exc
+
+
+def load_tools(dir: str | Path) -> list[dict[str, Any]]:
+    """Read ``tools.json`` of a surface directory, strictly.
+
+    A missing file is an empty surface (``[]``), so a new directory can be filled by
+    ``add`` edits.
+
+    Raises:
+        ConfigError: naming the file, the key path (``tools[2].parameters``) and what
+            is allowed.
+    """
+    path = Path(dir) / TOOLS_FILE
+    if not path.exists():
+        return []
+    data = _read_json(path)
+    if not isinstance(data, dict) or set(data) != {"tools"}:
+        raise ConfigError(path, "", 'expected an object with exactly one key, "tools" '
+                          '(a list of tool objects)')
+    tools = data["tools"]
+    if not isinstance(tools, list):
+        raise ConfigError(path, "tools", "must be a list of tool objects")
+    for i, entry in enumerate(tools):
+        _check_entry(path, f"tools[{i}]", entry)
+    return tools
+
+
+def _check_entry(path: Path, key: str, entry: Any) -> None:
+    if not isinstance(entry, dict):
+        raise ConfigError(path, key, "must be an object with name, description and parameters")
+    for name, value in entry.items():
+        expected = TOOL_KEYS.get(name)
+        if expected is None:
+            raise ConfigError(path, f"{key}.{name}", f"unknown key; allowed keys: "
+                              f"{', '.join(TOOL_KEYS)}")
+        if not isinstance(value, expected):
+            raise ConfigError(path, f"{key}.{name}", f"must be {_TYPE_NAMES[expected]}, got "
+                              f"{type(value).__name__}")
+    for name in _REQUIRED_KEYS:
+        if name not in entry:
+            raise ConfigError(path, f"{key}.{name}", "is required (every tool needs name, "
+                              "description and parameters)")
+
+
+def load_policy(dir: str | Path) -> dict[str, Any]:
+    """The surface's policy: ``{"capability", "allow"}``.
+
+    A missing ``policy.json`` means capability ``mcp-tool`` with its default allow list.
+    ``allow`` may narrow the capability's kinds, never widen them.
+
+    Raises:
+        ConfigError: unknown key, unknown capability, or an allowed kind the capability
+            does not permit.
+    """
+    path = Path(dir) / POLICY_FILE
+    if not path.exists():
+        return {"capability": DEFAULT_CAPABILITY, "allow": list(CAPABILITIES[DEFAULT_CAPABILITY])}
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise ConfigError(path, "", 'expected an object like {"capability": "mcp-tool", '
+                          '"allow": ["description", ...]}')
+    for key in data:
+        if key not in ("capability", "allow"):
+            raise ConfigError(path, key, "unknown key; allowed keys: capability, allow")
+    capability = data.get("capability", DEFAULT_CAPABILITY)
+    if capability not in CAPABILITIES:
+        raise ConfigError(path, "capability", f"{capability!r} is not a capability; allowed: "
+                          f"{', '.join(CAPABILITIES)}")
+    permitted = CAPABILITIES[capability]
+    allow = data.get("allow", list(permitted))
+    if not isinstance(allow, list) or not all(isinstance(k, str) for k in allow):
+        raise ConfigError(path, "allow", f"must be a list of edit kinds from: "
+                          f"{', '.join(permitted)}")
+    for i, kind in enumerate(allow):
+        if kind not in permitted:
+            hint = (' (set "capability": "tools" if you own the tool\'s code)'
+                    if kind in EDIT_KINDS else "")
+            raise ConfigError(path, f"allow[{i}]", f"{kind!r} is not allowed under "
+                              f"{capability}; allowed: {', '.join(permitted)}{hint}")
+    return {"capability": capability, "allow": list(allow)}
+
+
+def load_pins(dir: str | Path) -> list[dict[str, Any]]:
+    """Read ``pins.json`` (``[]`` when there is none).
+
+    Raises:
+        ConfigError: the file is not ``{"tools": [{name, server, fingerprint, wire}]}``.
+    """
+    path = Path(dir) / PINS_FILE
+    if not path.exists():
+        return []
+    data = _read_json(path)
+    if not isinstance(data, dict) or set(data) != {"tools"} or not isinstance(
+            data["tools"], list):
+        raise ConfigError(path, "", 'expected {"tools": [...]}; re-create it with '
+                          '`workbench surface import`')
+    for i, pin in enumerate(data["tools"]):
+        if not isinstance(pin, dict) or set(pin) != set(_PIN_KEYS):
+            raise ConfigError(path, f"tools[{i}]", f"a pin has exactly the keys "
+                              f"{', '.join(_PIN_KEYS)}")
+        for key, expected in _PIN_KEYS.items():
+            if not isinstance(pin[key], expected):
+                raise ConfigError(path, f"tools[{i}].{key}", f"must be "
+                                  f"{_TYPE_NAMES[expected]}")
+    return data["tools"]
+
+
+def is_empty(dir: str | Path) -> bool:
+    """True when the surface has no tools (no ``tools.json``, or an empty list)."""
+    return not load_tools(dir)
+
+
+# -- writing ------------------------------------------------------------------------------
+def write_json_atomic(path: str | Path, data: Any) -> None:
+    """Write ``data`` as pretty JSON to ``path`` atomically.
+
+    The text goes to a temp file in the same directory, is fsynced, then renamed over
+    ``path``; readers see the old file or the new one, never half of either.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    # The rename itself must survive a crash too: fsync the directory entry.
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def save_tools(dir: str | Path, tools: Sequence[Mapping[str, Any]]) -> None:
+    """Write ``tools.json`` atomically (entries are checked as :func:`load_tools` would)."""
+    path = Path(dir) / TOOLS_FILE
+    for i, entry in enumerate(tools):
+        _check_entry(path, f"tools[{i}]", entry)
+    write_json_atomic(path, {"tools": [dict(t) for t in tools]})
+
+
+def save_policy(dir: str | Path, capability: str = DEFAULT_CAPABILITY,
+                allow: Sequence[str] | None = None) -> None:
+    """Write ``policy.json`` atomically, then check it by loading it back."""
+    data: dict[str, Any] = {"capability": capability}
+    if allow is not None:
+        data["allow"] = list(allow)
+    write_json_atomic(Path(dir) / POLICY_FILE, data)
+    load_policy(dir)
+
+
+def save_pins(dir: str | Path, pins: Sequence[Mapping[str, Any]]) -> None:
+    """Write ``pins.json`` atomically, sorted by server and name."""
+    ordered = sorted((dict(p) for p in pins), key=lambda p: (p["server"], p["name"]))
+    write_json_atomic(Path(dir) / PINS_FILE, {"tools": ordered})
+
+
+# -- wire <-> entry -----------------------------------------------------------------------
+def entry_from_wire(wire: Mapping[str, Any]) -> dict[str, Any]:
+    """A tools.json entry from an MCP ``tools/list`` item (camelCase wire fields)."""
+    entry: dict[str, Any] = {"name": wire["name"]}
+    if wire.get("title"):
+        entry["title"] = wire["title"]
+    entry["description"] = wire.get("description") or ""
+    entry["parameters"] = dict(wire.get("inputSchema") or {"type": "object", "properties": {}})
+    if wire.get("outputSchema"):
+        entry["output_schema"] = dict(wire["outputSchema"])
+    if wire.get("annotations"):
+        entry["annotations"] = dict(wire["annotations"])
+    return entry
+
+
+def entry_to_wire(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The MCP wire form of a tools.json entry (examples and code are ours, not MCP's)."""
+    wire: dict[str, Any] = {"name": entry["name"]}
+    if entry.get("title"):
+        wire["title"] = entry["title"]
+    wire["description"] = entry.get("description", "")
+    wire["inputSchema"] = dict(entry.get("parameters") or {"type": "object", "properties": {}})
+    if entry.get("output_schema"):
+        wire["outputSchema"] = dict(entry["output_schema"])
+    if entry.get("annotations"):
+        wire["annotations"] = dict(entry["annotations"])
+    return wire
+
+
+# -- text parts and candidates --------------------------------------------------------------
+def materialize(dir: str | Path) -> dict[str, str]:
+    """The surface as text parts, the unit an editor or optimiser works on.
+
+    Keys are ``tool.<name>.description``, ``tool.<name>.parameters`` (pretty JSON) and
+    ``tool.<name>.examples`` (pretty JSON, only for tools that have examples), in the
+    order of ``tools.json``.
+    """
+    parts: dict[str, str] = {}
+    for entry in load_tools(dir):
+        name = entry["name"]
+        parts[f"tool.{name}.description"] = entry["description"]
+        parts[f"tool.{name}.parameters"] = json.dumps(entry["parameters"], indent=2,
+                                                      ensure_ascii=False)
+        if entry.get("examples"):
+            parts[f"tool.{name}.examples"] = json.dumps(entry["examples"], indent=2,
+                                                        ensure_ascii=False)
+    return parts
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One proposed surface: its id, which capability it is edited under, its text parts.
+
+    Attributes:
+        id: Stable id (``sha256`` prefix of the text parts when built by :meth:`from_dir`).
+        component: The capability the surface is curated under (``mcp-tool`` or ``tools``).
+        text_parts: As :func:`materialize` returns them.
+        dir: The surface directory.
+    """
+
+    id: str
+    component: str
+    text_parts: Mapping[str, str] = field(default_factory=dict)
+    dir: str = ""
+
+    @classmethod
+    def from_dir(cls, dir: str | Path) -> Candidate:
+        """The candidate a surface directory holds now."""
+        parts = materialize(dir)
+        digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()
+        return cls(digest[:12], load_policy(dir)["capability"], parts, str(dir))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict: ``{"id", "component", "text_parts", "dir"}``."""
+        return {"id": self.id, "component": self.component,
+                "text_parts": dict(self.text_parts), "dir": str(self.dir)}

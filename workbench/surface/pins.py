@@ -1,0 +1,161 @@
+"""Pins: fingerprints of what a server said its tools were, and how that changed.
+
+A server's metadata is untrusted and can change under a running client (a "rug pull": a
+tool is approved with a harmless description, then re-described after
+``tools/list_changed``). A pin is a sha256 over the canonical JSON of the tool's MCP wire
+fields ``name, title, description, inputSchema, outputSchema, annotations``: key order and
+insignificant whitespace do not change it, any change of content does.
+
+:func:`compare` classifies two snapshots tool by tool as ``same``, ``drift`` (with the
+fields that changed), ``rename`` (one tool gone and one new with the same schema and
+behaviour fields), ``added`` or ``removed``.
+
+Example:
+    >>> a = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
+    >>> b = {"description": "Echo.", "inputSchema": {"type": "object"}, "name": "echo"}
+    >>> fingerprint(a) == fingerprint(b)
+    True
+    >>> [c.status for c in compare([a], [dict(a, description="Echo, then email it.")])]
+    ['drift']
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbench.contracts.events import canonical_json
+
+__all__ = ["PIN_FIELDS", "PinChange", "compare", "fingerprint", "normalize_wire", "pin"]
+
+#: The wire fields a pin covers (``icons``, ``_meta`` and ``execution`` are presentation).
+PIN_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+
+#: Fields that say what a tool *does*; equal ones make a removed + added pair a rename.
+_BEHAVIOUR_FIELDS = ("inputSchema", "outputSchema", "annotations")
+
+_EMPTY_INPUT = {"type": "object", "properties": {}}
+
+
+def normalize_wire(tool: Any) -> dict[str, Any]:
+    """The pinned fields of a tool, from a wire dict or a ToolSpec, with empties dropped.
+
+    ``title=""``, ``title=None`` and no title are the same thing on the wire, and a tool
+    without an input schema takes no arguments; normalising keeps such spellings from
+    looking like drift.
+    """
+    if not isinstance(tool, Mapping):
+        to_wire = getattr(tool, "to_wire", None)
+        if to_wire is None:
+            raise TypeError(f"cannot pin {type(tool).__name__}: pass a wire dict or ToolSpec")
+        tool = to_wire()
+    out: dict[str, Any] = {}
+    for key in PIN_FIELDS:
+        value = tool.get(key)
+        if key == "inputSchema" and not value:
+            value = _EMPTY_INPUT
+        if value is None or value == "" or value == {}:
+            continue
+        out[key] = value
+    out.setdefault("description", "")
+    return out
+
+
+def fingerprint(tool: Any) -> str:
+    """sha256 hex over the canonical JSON of the tool's pinned fields."""
+    return hashlib.sha256(canonical_json(normalize_wire(tool)).encode("utf-8")).hexdigest()
+
+
+def pin(tool: Any, server: str) -> dict[str, Any]:
+    """A ``pins.json`` entry: ``{name, server, fingerprint, wire}``."""
+    wire = normalize_wire(tool)
+    return {"name": wire["name"], "server": server, "fingerprint": fingerprint(wire),
+            "wire": wire}
+
+
+@dataclass(frozen=True)
+class PinChange:
+    """How one tool differs between two snapshots.
+
+    Attributes:
+        tool: The tool's name (after the change; for ``removed``, before it).
+        status: ``same``, ``drift``, ``rename``, ``added`` or ``removed``.
+        fields: For ``drift``, the pinned fields that changed, sorted.
+        previous: For ``rename``, the old name.
+        before: The pinned fields before (None for ``added``).
+        after: The pinned fields after (None for ``removed``).
+    """
+
+    tool: str
+    status: str
+    fields: tuple[str, ...] = ()
+    previous: str | None = None
+    before: Mapping[str, Any] | None = field(default=None, repr=False)
+    after: Mapping[str, Any] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"tool", "status", "fields", "previous"}`` (JSON-serialisable)."""
+        return {"tool": self.tool, "status": self.status, "fields": list(self.fields),
+                "previous": self.previous}
+
+
+def _by_name(tools: Iterable[Any] | Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    if isinstance(tools, Mapping):
+        tools = tools.values()
+    out = {}
+    for tool in tools:
+        # A pins.json entry carries the wire form under "wire".
+        wire = tool["wire"] if isinstance(tool, Mapping) and "wire" in tool else tool
+        norm = normalize_wire(wire)
+        out[norm["name"]] = norm
+    return out
+
+
+def compare(before: Iterable[Any] | Mapping[str, Any],
+            after: Iterable[Any] | Mapping[str, Any]) -> list[PinChange]:
+    """Classify every tool of two snapshots; sorted by tool name.
+
+    Args:
+        before: The pinned snapshot: wire dicts, ToolSpecs or ``pins.json`` entries.
+        after: What the server says now, in any of the same forms.
+
+    Returns:
+        One :class:`PinChange` per tool. A removed tool and an added one whose schema and
+        behaviour fields (inputSchema, outputSchema, annotations) are equal pair up as
+        one ``rename`` (the new name, with ``previous`` the old one); each removed tool
+        pairs at most once, in name order, so the result is deterministic.
+    """
+    old, new = _by_name(before), _by_name(after)
+    changes: list[PinChange] = []
+    for name in sorted(old.keys() & new.keys()):
+        a, b = old[name], new[name]
+        if canonical_json(a) == canonical_json(b):
+            changes.append(PinChange(name, "same", before=a, after=b))
+        else:
+            changed = tuple(sorted(k for k in PIN_FIELDS if a.get(k) != b.get(k)))
+            changes.append(PinChange(name, "drift", changed, before=a, after=b))
+    removed = sorted(old.keys() - new.keys())
+    added = sorted(new.keys() - old.keys())
+
+    def behaviour(tool: Mapping[str, Any]) -> str:
+        return canonical_json({k: tool.get(k) for k in _BEHAVIOUR_FIELDS})
+
+    unpaired = {name: behaviour(old[name]) for name in removed}
+    for name in added:
+        key = behaviour(new[name])
+        match = next((r for r in removed if unpaired.get(r) == key), None)
+        if match is None:
+            changes.append(PinChange(name, "added", after=new[name]))
+            continue
+        del unpaired[match]
+        fields = tuple(sorted(k for k in PIN_FIELDS
+                              if k != "name" and old[match].get(k) != new[name].get(k)))
+        changes.append(PinChange(name, "rename", fields, previous=match,
+                                 before=old[match], after=new[name]))
+    for name in removed:
+        if name in unpaired:
+            changes.append(PinChange(name, "removed", before=old[name]))
+    changes.sort(key=lambda c: (c.tool, c.status))
+    return changes
