@@ -26,7 +26,7 @@ from workbench.errors import WorkbenchError
 __all__ = ["EXTENSIONS", "main"]
 
 #: Modules that add sub-commands: each has ``register(subparsers)``.
-EXTENSIONS: list[str] = []
+EXTENSIONS: list[str] = ["workbench.surface.commands"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,197 @@
+"""Approval: destructive calls need a yes from someone, and untrusted hints skip nothing.
+
+MCP annotations are *hints* a server gives about its own tools. The rule here:
+
+* a tool is destructive unless its ``readOnlyHint`` is true;
+* a hint counts only when the server is trusted (our in-process tools, or a server
+  marked ``trusted``); an untrusted server's ``readOnlyHint: true`` is ignored, so its
+  every call is confirmed;
+* a call that needs confirmation goes to an *approver*, a callback
+  ``approver(ApprovalRequest) -> bool``: a prompt on the CLI (:func:`prompt_approver`), a
+  widget in a notebook, a policy in tests (:class:`ApprovalPolicy`). ``False`` refuses
+  the call with :class:`~workbench.errors.ToolDenied` reason ``not approved``, which the
+  conductor records as ``tool.denied``.
+
+:class:`ApprovalGuard` is a guard for ``ToolRegistry.add_guard``: it runs after the grant
+check and before anything is dispatched.
+
+Example:
+    >>> from workbench.tools.registry import ToolRegistry
+    >>> reg = ToolRegistry()
+    >>> _ = reg.register("wipe", "Erase everything.", lambda: {"wiped": True})
+    >>> reg.add_guard(ApprovalGuard(ApprovalPolicy(allow=())))
+    >>> class Grants:
+    ...     tools = ["wipe"]
+    >>> try:
+    ...     reg.call("janitor", Grants(), "wipe", {})
+    ... except Exception as exc:
+    ...     print(exc.reason)
+    not approved
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from workbench.errors import ToolDenied, WorkbenchError
+from workbench.tools.registry import ToolSpec
+
+__all__ = [
+    "ApprovalGuard",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "Approver",
+    "is_destructive",
+    "prompt_approver",
+]
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What an approver is asked.
+
+    Attributes:
+        agent: Who wants to call.
+        tool: The tool.
+        params: The arguments, exactly as they would be sent.
+        server: The server that offers it (``in-process`` for our own tools).
+        trusted: Whether that server's hints are believed.
+        why: Why confirmation is needed, in words for a person.
+        spec: The tool as described (its annotations are hints).
+    """
+
+    agent: str
+    tool: str
+    params: Mapping[str, Any]
+    server: str
+    trusted: bool
+    why: str
+    spec: ToolSpec | None = field(default=None, repr=False)
+
+
+#: ``approver(request) -> True`` to let the call through.
+Approver = Callable[[ApprovalRequest], bool]
+
+
+def is_destructive(spec: ToolSpec) -> bool:
+    """True unless the tool's annotations say ``readOnlyHint: true``."""
+    return (spec.annotations or {}).get("readOnlyHint") is not True
+
+
+class ApprovalGuard:
+    """Ask ``approver`` before any call whose safety rests on untrusted or absent hints.
+
+    Args:
+        approver: The callback that says yes or no.
+        trusted_servers: Names of servers whose hints are believed.
+        server_of: ``server_of(tool) -> server name`` (default: the registry's resolver's
+            ``connection_for(tool).name`` when the guard is installed with
+            :meth:`install`, else ``"server"``). A connection with ``trusted=True`` counts
+            as trusted too.
+    """
+
+    def __init__(self, approver: Approver, *, trusted_servers: Iterable[str] = (),
+                 server_of: Callable[[str], str] | None = None):
+        self.approver = approver
+        self.trusted_servers = frozenset(trusted_servers)
+        self.server_of = server_of
+        self._registry: Any = None
+
+    def install(self, registry: Any) -> ApprovalGuard:
+        """Add this guard to ``registry`` and read trust from its resolver; returns ``self``."""
+        self._registry = registry
+        registry.add_guard(self)
+        return self
+
+    def needs_approval(self, spec: ToolSpec) -> tuple[str, bool, str | None]:
+        """``(server, trusted, why)``; ``why`` is None when the call may go ahead unasked."""
+        server, trusted = self._origin(spec)
+        if not is_destructive(spec):
+            if trusted:
+                return server, trusted, None
+            return server, trusted, (f"{server} says {spec.name!r} is read-only, but it is not "
+                                     f"trusted, so its hints are not believed")
+        hints = "no readOnlyHint" if spec.annotations is None or "readOnlyHint" not in \
+            spec.annotations else "readOnlyHint is false"
+        return server, trusted, f"{spec.name!r} may change things ({hints})"
+
+    def __call__(self, agent: str, spec: ToolSpec, params: Mapping[str, Any]) -> None:
+        """The guard: return to let the call through, raise ToolDenied to refuse it."""
+        server, trusted, why = self.needs_approval(spec)
+        if why is None:
+            return
+        request = ApprovalRequest(agent, spec.name, dict(params), server, trusted, why, spec)
+        if not self.approver(request):
+            raise ToolDenied(agent, spec.name, "not approved",
+                             f"{why}; the approver said no. Approve it to let it run.")
+
+    def _origin(self, spec: ToolSpec) -> tuple[str, bool]:
+        if spec.run is not None:
+            return "in-process", True  # our own code: its hints are ours
+        name = spec.name
+        server, conn = "server", None
+        resolver = getattr(self._registry, "resolver", None)
+        finder = getattr(resolver, "connection_for", None)
+        if finder is not None:
+            try:
+                conn = finder(name)
+                server = str(getattr(conn, "name", server))
+            except (WorkbenchError, KeyError, AttributeError):
+                conn = None
+        if self.server_of is not None:
+            server = self.server_of(name)
+        trusted = server in self.trusted_servers or bool(getattr(conn, "trusted", False))
+        return server, trusted
+
+
+class ApprovalPolicy:
+    """An approver from rules: a fixed allow list (what a test or CI uses).
+
+    Args:
+        allow: Tools approved every time (``"*"`` approves everything).
+        deny: Tools always refused (wins over ``allow``).
+
+    Attributes:
+        asked: Every request seen, in order (to show who was asked what).
+    """
+
+    def __init__(self, allow: Iterable[str] = (), deny: Iterable[str] = ()):
+        self.allow = frozenset(allow)
+        self.deny = frozenset(deny)
+        self.asked: list[ApprovalRequest] = []
+
+    def __call__(self, request: ApprovalRequest) -> bool:
+        """Approve when the tool is allowed and not denied."""
+        self.asked.append(request)
+        if request.tool in self.deny:
+            return False
+        return "*" in self.allow or request.tool in self.allow
+
+
+def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -> Approver:
+    """An approver that asks a person on the terminal (``y`` approves; anything else refuses).
+
+    Without an interactive terminal every request is refused: nothing destructive runs
+    unattended.
+    """
+
+    def ask(request: ApprovalRequest) -> bool:
+        inp = stdin or sys.stdin
+        out = stdout or sys.stderr
+        if not inp.isatty() and stdin is None:
+            print(f"refused {request.tool!r} for {request.agent}: {request.why} "
+                  f"(no terminal to ask)", file=out)
+            return False
+        from workbench.contracts.events import canonical_json
+
+        out.write(f"{request.agent} wants to call {request.tool}"
+                  f"({canonical_json(dict(request.params))}) on {request.server}.\n"
+                  f"  {request.why}.\n  Allow? [y/N] ")
+        out.flush()
+        answer = inp.readline().strip().lower()
+        return answer in ("y", "yes")
+
+    return ask

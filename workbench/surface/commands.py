@@ -1,0 +1,234 @@
+"""CLI commands for curating toolsets: ``mcp-tool``, ``surface ...`` and ``audit``.
+
+Registered through :data:`workbench.cli.EXTENSIONS`; imports stay inside the command
+functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
+
+    workbench mcp-tool --path DIR
+    workbench surface validate DIR
+    workbench surface apply DIR EDITS.json        (EDITS.json: a list of edits, or - for stdin)
+    workbench surface import --server "CMD or URL" --out DIR [--name N] [--settle S] [--force]
+    workbench surface diff DIR (--server "CMD or URL" | --against DIR2) [--format table|json]
+    workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
+                    [--fail-on warning|high]
+
+Exit codes: 0 fine, 1 the check failed (invalid surface, refused edit, drift, findings at
+or above ``--fail-on``), 2 an error (bad file, unreachable server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mcp-tool``, ``surface`` and ``audit`` to the ``workbench`` parser."""
+    mt = subparsers.add_parser("mcp-tool", help="print a surface's candidate, policy and "
+                               "validity as JSON (exit 1 when invalid)")
+    mt.add_argument("--path", required=True, help="surface directory (tools.json, policy.json)")
+    mt.set_defaults(func=_cmd_mcp_tool)
+
+    surface = subparsers.add_parser("surface", help="validate, edit, import or diff a "
+                                    "curated toolset")
+    sub = surface.add_subparsers(title="surface commands", metavar="ACTION")
+    surface.set_defaults(func=lambda args: _usage(surface))
+
+    val = sub.add_parser("validate", help="report every problem of a surface")
+    val.add_argument("dir", help="surface directory")
+    val.set_defaults(func=_cmd_validate)
+
+    app = sub.add_parser("apply", help="apply edits under the surface's policy")
+    app.add_argument("dir", help="surface directory")
+    app.add_argument("edits", help='JSON file with a list of {"tool", "kind", "value"} '
+                     "(- reads stdin)")
+    app.set_defaults(func=_cmd_apply)
+
+    imp = sub.add_parser("import", help="snapshot a live server's tools into a surface, pinned")
+    imp.add_argument("--server", required=True, help="stdio command line or http(s) URL")
+    imp.add_argument("--out", required=True, help="surface directory to write")
+    imp.add_argument("--name", default=None, help="server name for pins (default: derived)")
+    imp.add_argument("--settle", type=float, default=0.0,
+                     help="seconds to wait for tools added right after connecting")
+    imp.add_argument("--force", action="store_true", help="replace a surface that has tools")
+    imp.set_defaults(func=_cmd_import)
+
+    diff = sub.add_parser("diff", help="compare a surface's pins with a live server or "
+                          "another surface (exit 1 on any change)")
+    diff.add_argument("dir", help="surface directory (its pins.json, else its tools.json)")
+    src = diff.add_mutually_exclusive_group(required=True)
+    src.add_argument("--server", help="stdio command line or http(s) URL")
+    src.add_argument("--against", help="another surface directory")
+    diff.add_argument("--settle", type=float, default=0.0,
+                      help="seconds to wait for tools added right after connecting")
+    diff.add_argument("--format", choices=("table", "json"), default="table")
+    diff.set_defaults(func=_cmd_diff)
+
+    aud = subparsers.add_parser("audit", help="flag hidden characters, injected instructions, "
+                                "secret requests, shadowing and bad names in tool metadata")
+    aud.add_argument("--tools-json", action="append", default=[], metavar="FILE",
+                     help="tools as JSON: a tools/list result, a tools.json, a list of tools, "
+                          "or {server: [tools]} (repeatable)")
+    aud.add_argument("--server", action="append", default=[], metavar="CMD_OR_URL",
+                     help="a live server to read tools from (repeatable)")
+    aud.add_argument("--settle", type=float, default=0.0,
+                     help="seconds to wait for tools added right after connecting")
+    aud.add_argument("--format", choices=("table", "json"), default="table")
+    aud.add_argument("--fail-on", choices=("warning", "high"), default=None,
+                     help="exit 1 when a finding at or above this severity exists")
+    aud.set_defaults(func=_cmd_audit, parser=aud)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
+    print(line.format(*header).rstrip())
+    for row in rows:
+        print(line.format(*row).rstrip())
+
+
+# -- commands -----------------------------------------------------------------------------
+def _cmd_mcp_tool(args: argparse.Namespace) -> int:
+    from workbench.errors import ConfigError
+    from workbench.surface.artifact import Candidate, load_policy
+    from workbench.surface.validate import validate
+
+    report = validate(args.path)
+    try:
+        candidate: Any = Candidate.from_dir(args.path).to_dict()
+        policy: Any = load_policy(args.path)
+    except ConfigError as exc:
+        candidate, policy = None, {"error": str(exc)}
+    _print_json({"candidate": candidate, "policy": policy, "validation": report})
+    return 0 if report["ok"] else 1
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from workbench.surface.validate import validate
+
+    report = validate(args.dir)
+    _print_json(report)
+    return 0 if report["ok"] else 1
+
+
+def _cmd_apply(args: argparse.Namespace) -> int:
+    from workbench.errors import ConfigError
+    from workbench.surface.edits import apply
+
+    source = "<stdin>" if args.edits == "-" else args.edits
+    try:
+        text = sys.stdin.read() if args.edits == "-" else Path(args.edits).read_text("utf-8")
+        edits = json.loads(text)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(source, "", f"cannot read the edits ({exc}); give a JSON list of "
+                          '{"tool", "kind", "value"} objects') from None
+    if isinstance(edits, dict):
+        edits = [edits]
+    if not isinstance(edits, list):
+        raise ConfigError(source, "", 'expected a JSON list of {"tool", "kind", "value"}')
+    result = apply(args.dir, edits)
+    _print_json(result)
+    return 1 if result["refused"] else 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from workbench.surface.importer import import_surface
+
+    _print_json(import_surface(args.server, args.out, name=args.name, settle=args.settle,
+                               force=args.force))
+    return 0
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from workbench.surface.pins import compare
+
+    before = _snapshot_of(args.dir)
+    if args.server:
+        from workbench.surface.importer import fetch_tools
+
+        after = fetch_tools(args.server, settle=args.settle)[1]
+    else:
+        after = _snapshot_of(args.against)
+    changes = compare(before, after)
+    if args.format == "json":
+        _print_json([c.to_dict() for c in changes])
+    else:
+        _table(("tool", "status", "fields", "previous"),
+               [(c.tool, c.status, ", ".join(c.fields), c.previous or "") for c in changes])
+    return 1 if any(c.status != "same" for c in changes) else 0
+
+
+def _snapshot_of(dir: str) -> list[dict[str, Any]]:
+    """A surface's pinned wire tools, or its tools.json in wire form if it has no pins."""
+    from workbench.surface.artifact import entry_to_wire, load_pins, load_tools
+
+    pins = load_pins(dir)
+    return [p["wire"] for p in pins] if pins else [entry_to_wire(t) for t in load_tools(dir)]
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from workbench.surface.audit import at_or_above, audit
+
+    if not args.tools_json and not args.server:
+        args.parser.error("give --tools-json FILE or --server CMD_OR_URL (or several)")
+    toolsets: dict[str, list[Any]] = {}
+    for path in args.tools_json:
+        for server, tools in _load_toolsets(path).items():
+            toolsets.setdefault(server, []).extend(tools)
+    if args.server:
+        from workbench.surface.importer import fetch_tools
+
+        for target in args.server:
+            server, tools = fetch_tools(target, settle=args.settle)
+            toolsets.setdefault(server, []).extend(tools)
+    findings = audit(toolsets)
+    if args.format == "json":
+        _print_json([f.to_dict() for f in findings])
+    else:
+        _table(("severity", "server", "tool", "code", "field", "evidence"),
+               [(f.severity, f.server, f.tool, f.code, f.field, f.evidence) for f in findings])
+        tools = sum(len(t) for t in toolsets.values())
+        print(f"{len(findings)} finding(s) in {tools} tool(s) from {len(toolsets)} server(s)",
+              file=sys.stderr)
+    if args.fail_on and at_or_above(findings, args.fail_on):
+        return 1
+    return 0
+
+
+def _load_toolsets(path: str) -> dict[str, list[Any]]:
+    """Tools from a JSON file, by server; see ``--tools-json`` for the accepted shapes."""
+    from workbench.errors import ConfigError
+
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot read the file ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(path, "", f"not valid JSON: {exc.msg}", exc.lineno) from None
+    server = Path(path).stem
+    if isinstance(data, dict) and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    if isinstance(data, list):
+        data = {server: data}
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise ConfigError(path, "", 'expected a list of tools, {"tools": [...]} or '
+                          '{"server": [tools]}')
+    for srv, tools in data.items():
+        for i, tool in enumerate(tools):
+            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+                raise ConfigError(path, f"{srv}[{i}]" if len(data) > 1 else f"tools[{i}]",
+                                  "a tool is an object with at least a string 'name'")
+    return data

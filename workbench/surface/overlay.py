@@ -1,0 +1,276 @@
+"""The overlay: a curated surface in front of a resolver, with pins enforced.
+
+:class:`CuratedResolver` implements :class:`~workbench.tools.registry.ToolResolver` over
+another resolver (usually :class:`~workbench.tools.mcp_client.MCPResolver`):
+
+* agents see the curated title, description, parameter descriptions and examples (through
+  ``ToolRegistry.describe``, so the ``AVAILABLE TOOLS`` block shows them);
+* a tool the server offers but the surface does not list (removed, or never imported) is
+  invisible, and a call to it is refused with reason ``hidden by curation``;
+* a call goes to the server with the caller's arguments unchanged, validated against the
+  server's own schema (curation never changes the contract);
+* every tool is pinned (``pins.json``, or trust on first use); a tool whose server
+  description changed (after ``tools/list_changed`` or a reconnect) is refused with
+  reason ``pin drift`` until :meth:`CuratedResolver.approve` re-pins it. Meanwhile agents
+  keep seeing the approved text, never the new one.
+
+A ``code`` entry (capability ``tools``) runs in-process: the import path is resolved
+with :mod:`importlib` when the tool is first used; no text is evaluated.
+
+Example:
+    >>> from workbench.tools.registry import ToolRegistry  # doctest: +SKIP
+    >>> overlay = CuratedResolver.from_dir("config/surfaces/time", resolver)  # doctest: +SKIP
+    >>> registry = ToolRegistry(); overlay.install(registry)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import ToolDenied, ToolNotFound, WorkbenchError
+from workbench.surface.artifact import load_pins, load_tools, save_pins
+from workbench.surface.pins import PinChange, compare, fingerprint, normalize_wire, pin
+from workbench.tools.registry import ToolResolver, ToolSpec
+
+__all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift"]
+
+
+class HiddenByCuration(ToolDenied, ToolNotFound):
+    """A call to a tool the surface hides.
+
+    It is a :class:`ToolDenied` (the call is refused and recorded as ``tool.denied``) and a
+    :class:`ToolNotFound` (``describe`` skips it: the tool is invisible to agents).
+    """
+
+    reason_code = "hidden by curation"
+
+    def __init__(self, tool: str, surface: str = ""):
+        self.agent, self.tool, self.reason = "", tool, self.reason_code
+        where = f" at {surface}" if surface else ""
+        WorkbenchError.__init__(
+            self, f"{tool!r} is hidden by curation: the surface{where} does not list it. "
+            f"Add it with an 'add' edit (or re-import the server) to expose it.")
+
+
+class PinDrift(ToolDenied):
+    """A call to a tool whose server description changed since it was approved."""
+
+    reason_code = "pin drift"
+
+    def __init__(self, agent: str, tool: str, fields: Iterable[str] = ()):
+        self.fields = tuple(fields)
+        changed = ", ".join(self.fields) or "its metadata"
+        super().__init__(agent, tool, None, f"The server changed {changed} since it was "
+                         f"approved; review it (workbench surface diff) and re-approve it.")
+
+
+class CuratedResolver:
+    """A curated surface in front of ``resolver``.
+
+    Args:
+        tools: The surface's entries (tools.json form).
+        resolver: Where calls really go.
+        pins: ``pins.json`` entries; a tool without a pin is pinned when first seen.
+        dir: The surface directory, if it came from one (``approve`` saves pins there).
+        show_examples: Append the curated examples to the description agents read.
+    """
+
+    def __init__(self, tools: Iterable[Mapping[str, Any]], resolver: ToolResolver, *,
+                 pins: Iterable[Mapping[str, Any]] = (), dir: str | Path | None = None,
+                 show_examples: bool = True):
+        self.resolver = resolver
+        self.dir = None if dir is None else Path(dir)
+        self.show_examples = show_examples
+        self._entries = {t["name"]: dict(t) for t in tools}
+        self._pins: dict[str, dict[str, Any]] = {p["name"]: dict(p) for p in pins}
+        self._code: dict[str, Callable[..., dict[str, Any]]] = {}
+        self._specs: dict[str, tuple[Any, ToolSpec]] = {}
+
+    @classmethod
+    def from_dir(cls, dir: str | Path, resolver: ToolResolver, **kwargs: Any) -> CuratedResolver:
+        """The overlay for the surface in ``dir`` (tools.json and pins.json)."""
+        return cls(load_tools(dir), resolver, pins=load_pins(dir), dir=dir, **kwargs)
+
+    def install(self, registry: Any) -> CuratedResolver:
+        """Attach to ``registry`` as its resolver and add the pin guard; returns ``self``."""
+        registry.attach(self)
+        registry.add_guard(self.guard)
+        return self
+
+    # -- ToolResolver -----------------------------------------------------------------
+    def tool_names(self) -> list[str]:
+        """Curated tools that can be called: listed by the surface and offered (or coded)."""
+        offered = set(self.resolver.tool_names())
+        return sorted(n for n, e in self._entries.items() if "code" in e or n in offered)
+
+    def get_spec(self, name: str) -> ToolSpec | None:
+        """The tool as agents should see it.
+
+        Raises:
+            HiddenByCuration: the server offers it and the surface does not list it.
+        """
+        entry = self._entries.get(name)
+        if entry is None:
+            if self.resolver.get_spec(name) is not None:
+                raise HiddenByCuration(name, str(self.dir or ""))
+            return None
+        if "code" in entry:
+            return self._coded_spec(entry)
+        server = self.resolver.get_spec(name)
+        if server is None:
+            return None
+        current = fingerprint(server)
+        if name not in self._pins:  # trust on first use, then hold it to that
+            self._pins[name] = pin(server, self._server_of(name))
+        approved = self._pins[name]
+        base: Any = server
+        if approved["fingerprint"] != current:
+            # Drifted: keep showing what was approved, never the new text.
+            base = approved["wire"]
+        key = approved["fingerprint"] if base is not server else current
+        cached = self._specs.get(name)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        spec = self._curate(entry, normalize_wire(base))
+        self._specs[name] = (key, spec)
+        return spec
+
+    def call_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Call the server with ``params`` unchanged, unless hidden or drifted.
+
+        Raises:
+            HiddenByCuration: the surface does not list ``name``.
+            PinDrift: the server's description changed since it was approved.
+            ToolCallError: the call failed.
+        """
+        self.check(name)
+        entry = self._entries[name]
+        if "code" in entry:
+            return self._function(entry)(**params)
+        return self.resolver.call_tool(name, params)
+
+    # -- pins -------------------------------------------------------------------------
+    def guard(self, agent: str, spec: ToolSpec, params: Mapping[str, Any]) -> None:
+        """A registry guard: refuse hidden and drifted tools, naming the agent."""
+        self.check(spec.name, agent)
+
+    def check(self, name: str, agent: str = "") -> None:
+        """Raise if ``name`` may not be called now (hidden, or its pin drifted)."""
+        entry = self._entries.get(name)
+        if entry is None:
+            raise HiddenByCuration(name, str(self.dir or ""))
+        if "code" in entry:
+            return
+        change = self.drift(name)
+        if change is not None:
+            raise PinDrift(agent, name, change.fields)
+
+    def drift(self, name: str) -> PinChange | None:
+        """How the server's current description of ``name`` differs from its pin, or None."""
+        approved = self._pins.get(name)
+        server = self.resolver.get_spec(name)
+        if approved is None or server is None or fingerprint(server) == approved["fingerprint"]:
+            return None
+        changes = compare([approved["wire"]], [server])
+        return next((c for c in changes if c.status != "same"), None)
+
+    def drifted(self) -> list[PinChange]:
+        """Every curated tool whose pin no longer matches the server, sorted by name."""
+        return [c for n in sorted(self._entries) if (c := self.drift(n)) is not None]
+
+    def approve(self, name: str, *, save: bool = True) -> None:
+        """Re-pin ``name`` to what the server says now (after a person reviewed it).
+
+        Args:
+            name: The tool.
+            save: Also write ``pins.json`` when the overlay came from a directory.
+
+        Raises:
+            ToolNotFound: the server does not offer ``name``.
+        """
+        server = self.resolver.get_spec(name)
+        if server is None:
+            raise ToolNotFound(f"no server offers {name!r} now; nothing to approve")
+        self._pins[name] = pin(server, self._server_of(name))
+        self._specs.pop(name, None)
+        if save and self.dir is not None:
+            save_pins(self.dir, list(self._pins.values()))
+
+    # -- pass-through to the transport --------------------------------------------------
+    def drain_changes(self) -> list[dict[str, Any]]:
+        """The inner resolver's tool-list changes (the conductor records them)."""
+        drain = getattr(self.resolver, "drain_changes", None)
+        return drain() if drain is not None else []
+
+    def transport_label(self, name: str) -> str:
+        """``in-process`` for coded tools, else the inner resolver's label."""
+        if "code" in self._entries.get(name, {}):
+            return "in-process"
+        label = getattr(self.resolver, "transport_label", None)
+        return label(name) if callable(label) else "resolver"
+
+    def connection_for(self, name: str) -> Any:
+        """The inner resolver's connection for ``name`` (approval reads its trust)."""
+        return self.resolver.connection_for(name)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        """Close the inner resolver if it can be closed."""
+        close = getattr(self.resolver, "close", None)
+        if close is not None:
+            close()
+
+    def __repr__(self) -> str:
+        return f"<CuratedResolver {len(self._entries)} tools over {self.resolver!r}>"
+
+    # -- helpers ----------------------------------------------------------------------
+    def _server_of(self, name: str) -> str:
+        try:
+            return str(self.connection_for(name).name)
+        except (AttributeError, WorkbenchError, KeyError):
+            return "server"
+
+    def _curate(self, entry: Mapping[str, Any], wire: Mapping[str, Any]) -> ToolSpec:
+        schema = copy.deepcopy(dict(wire.get("inputSchema") or {}))
+        # Documentation only: parameter descriptions and examples never change validation.
+        curated_props = (entry.get("parameters") or {}).get("properties") or {}
+        for prop, info in (schema.get("properties") or {}).items():
+            mine = curated_props.get(prop)
+            if isinstance(mine, Mapping) and isinstance(info, dict):
+                for key in ("description", "examples"):
+                    if key in mine:
+                        info[key] = mine[key]
+        description = entry["description"]
+        if self.show_examples and entry.get("examples"):
+            from workbench.contracts.events import canonical_json
+
+            shown = "; ".join(f"{entry['name']}({canonical_json(e)})" for e in entry["examples"])
+            description = f"{description}\nExamples: {shown}"
+        return ToolSpec(name=entry["name"], description=description,
+                        title=entry.get("title") or wire.get("title"), input_schema=schema,
+                        output_schema=wire.get("outputSchema"),
+                        annotations=wire.get("annotations"))
+
+    def _coded_spec(self, entry: Mapping[str, Any]) -> ToolSpec:
+        return ToolSpec(name=entry["name"], description=entry["description"],
+                        run=self._function(entry), title=entry.get("title"),
+                        input_schema=entry.get("parameters"),
+                        output_schema=entry.get("output_schema"),
+                        annotations=entry.get("annotations"))
+
+    def _function(self, entry: Mapping[str, Any]) -> Callable[..., dict[str, Any]]:
+        name = entry["name"]
+        if name not in self._code:
+            module, _, attr = entry["code"].partition(":")
+            try:
+                func = getattr(importlib.import_module(module), attr)
+            except (ImportError, AttributeError) as exc:
+                raise ToolNotFound(f"tool {name!r}: cannot import {entry['code']!r} ({exc}); "
+                                   f"fix the code path in tools.json") from None
+            if not callable(func):
+                raise ToolNotFound(f"tool {name!r}: {entry['code']!r} is not callable")
+            self._code[name] = func
+        return self._code[name]
