@@ -19,7 +19,7 @@ from workbench.contracts.manifest import AgentManifest
 from workbench.errors import ToolCallError, ToolDenied
 from workbench.tools.registry import ToolRegistry, ToolSpec
 
-__all__ = ["ManifestAgent", "Turn", "format_tools_block", "summarize"]
+__all__ = ["ManifestAgent", "Turn", "format_tools_block", "memory_line", "summarize"]
 
 
 class Turn(Protocol):
@@ -30,6 +30,10 @@ class Turn(Protocol):
 
     def recent(self, window: int) -> list[Event]:
         """The last ``window`` events of the ledger."""
+        ...
+
+    def recent_lines(self, window: int) -> list[str]:
+        """The last ``window`` events as :func:`memory_line` text (rendered once each)."""
         ...
 
     def scene(self) -> str:
@@ -56,6 +60,11 @@ def summarize(event: Event, limit: int = 160) -> str:
         else:
             text = canonical_json(payload)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def memory_line(event: Event) -> str:
+    """How an event appears in an agent's RECENT EVENTS."""
+    return f"[t{event.tick}] {event.actor} {event.kind}: {summarize(event)}"
 
 
 def format_tools_block(specs: list[ToolSpec]) -> str:
@@ -116,9 +125,9 @@ class ManifestAgent:
         parts = [f"You are {m.name}, a {m.role}." + (f" {m.persona.strip()}" if m.persona else "")]
         parts.append(self.available_tools_block())
         if turn is not None:
-            recent = turn.recent(m.memory.window) if m.memory.window else []
             parts.append("RECENT EVENTS:")
-            parts.extend(f"[t{e.tick}] {e.actor} {e.kind}: {summarize(e)}" for e in recent)
+            if m.memory.window:
+                parts.extend(turn.recent_lines(m.memory.window))
             if turn.trigger is not None:
                 parts.append(f"YOU WERE WOKEN BY: {turn.trigger.kind} #{turn.trigger.seq}")
             else:

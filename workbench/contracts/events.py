@@ -12,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 __all__ = [
     "CORE_KINDS",
     "GENESIS_HASH",
     "KIND_RE",
     "Event",
+    "canonical_bytes",
     "canonical_json",
     "chain_hash",
     "check_kind",
@@ -44,19 +46,39 @@ CORE_KINDS = (
     "run.finished",
 )
 
-_dumps = json.JSONEncoder(
+_fallback = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 ).encode
+_SORT = orjson.OPT_SORT_KEYS
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """Canonical JSON as UTF-8 bytes: sorted keys, no spaces, non-ASCII kept.
+
+    orjson writes it (about six times faster than the standard library, which matters
+    for a ledger of millions of events); values orjson refuses (integers beyond 64 bits,
+    non-string keys) fall back to the standard library. A given value always takes the
+    same path, so its text and hash never change. NaN and infinities, which JSON lacks,
+    are written as null.
+    """
+    try:
+        return orjson.dumps(value, option=_SORT)
+    except TypeError:
+        return _fallback(value).encode("utf-8")
 
 
 def canonical_json(value: Any) -> str:
-    """JSON with sorted keys, no spaces, UTF-8 kept, NaN refused: one text per value."""
-    return _dumps(value)
+    """:func:`canonical_bytes` as text: one text per value, whatever the key order."""
+    return canonical_bytes(value).decode("utf-8")
 
 
-def chain_hash(prev_hash: str, content: str) -> str:
+def chain_hash(prev_hash: str | bytes, content: str | bytes) -> str:
     """sha256 hex of the previous hash followed by this event's canonical content."""
-    return hashlib.sha256((prev_hash + content).encode("utf-8")).hexdigest()
+    if isinstance(prev_hash, str):
+        prev_hash = prev_hash.encode("ascii")
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    return hashlib.sha256(prev_hash + content).hexdigest()
 
 
 def check_kind(kind: object) -> bool:
@@ -64,9 +86,8 @@ def check_kind(kind: object) -> bool:
     return isinstance(kind, str) and KIND_RE.match(kind) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One entry of a run's ledger.
+class Event(NamedTuple):
+    """One entry of a run's ledger (immutable; a named tuple because runs make millions).
 
     Attributes:
         run_id: Deterministic run name (``<scenario>:<seed>``).

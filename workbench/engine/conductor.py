@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.agents.base import ManifestAgent
+from workbench.agents.base import ManifestAgent, memory_line
 from workbench.agents.handlers import build_agent
 from workbench.agents.models import Model
 from workbench.contracts.config import ConfigTree
@@ -96,6 +96,9 @@ class _Turn:
     def recent(self, window: int) -> list[Event]:
         return self.conductor.ledger.events[-window:]
 
+    def recent_lines(self, window: int) -> list[str]:
+        return self.conductor._memory[-window:]
+
     def scene(self) -> str:
         return self.conductor.scene
 
@@ -144,6 +147,8 @@ class Conductor:
             for kind in agent.manifest.subscribes_to:
                 self._subscribers.setdefault(kind, []).append(agent)
         self._queue: deque[Event] = deque()
+        # Each event rendered once for prompts, not once per prompt that remembers it.
+        self._memory: list[str] = []
         self._activations = 0
         self._tool_calls = 0
         self._stop = False
@@ -284,6 +289,7 @@ class Conductor:
     def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
                 caused_by: int | None) -> Event:
         event = self.ledger.append(tick, kind, actor, payload, caused_by)
+        self._memory.append(memory_line(event))
         if kind == "world.observed" and isinstance(payload.get("text"), str):
             self.scene = payload["text"]
         if kind in self._subscribers:

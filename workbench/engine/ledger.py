@@ -15,19 +15,24 @@ so a line verifies by hashing its own bytes, without re-serialising anything.
 
 from __future__ import annotations
 
-import json
+import gc
+import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from workbench.contracts.events import GENESIS_HASH, Event, canonical_json, chain_hash
+import orjson
+
+from workbench.contracts.events import GENESIS_HASH, Event, canonical_bytes, chain_hash
 from workbench.errors import LedgerError, LedgerTampered
 
 __all__ = ["JsonlLedgerStore", "Ledger", "LedgerFile"]
 
-_HASH_SUFFIX_LEN = len(',"hash":"') + 64 + len('"}')
+_HASH_KEY = b',"hash":"'
+_HASH_SUFFIX_LEN = len(_HASH_KEY) + 64 + len(b'"}')
+_sha256 = hashlib.sha256
 
 
 class Ledger:
@@ -45,28 +50,28 @@ class Ledger:
         self.run_id = run_id
         self.store = store
         self.events: list[Event] = list(events or [])
-        self._head = self.events[-1].hash if self.events else GENESIS_HASH
+        self._head = (self.events[-1].hash if self.events else GENESIS_HASH).encode("ascii")
 
     def append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
                caused_by: int | None = None) -> Event:
         """Append an event, chain its hash, and hand its line to the store if any."""
         seq = len(self.events)
-        content = canonical_json({
+        content = canonical_bytes({
             "actor": actor, "caused_by": caused_by, "kind": kind, "payload": payload,
             "run_id": self.run_id, "seq": seq, "tick": tick,
         })
-        digest = chain_hash(self._head, content)
-        event = Event(self.run_id, seq, tick, kind, actor, payload, caused_by, digest)
+        head = _sha256(self._head + content).hexdigest().encode("ascii")
+        event = Event(self.run_id, seq, tick, kind, actor, payload, caused_by, head.decode())
         self.events.append(event)
-        self._head = digest
+        self._head = head
         if self.store is not None:
-            self.store.write_line(f'{content[:-1]},"hash":"{digest}"}}\n')
+            self.store.write_line(content[:-1] + _HASH_KEY + head + b'"}\n')
         return event
 
     @property
     def final_hash(self) -> str:
         """Hash of the last event (the genesis constant for an empty ledger)."""
-        return self._head
+        return self._head.decode("ascii")
 
     def __len__(self) -> int:
         return len(self.events)
@@ -78,7 +83,7 @@ class Ledger:
         return self.events[index]
 
     def __repr__(self) -> str:
-        return f"Ledger({self.run_id!r}, {len(self.events)} events, head={self._head[:12]})"
+        return f"Ledger({self.run_id!r}, {len(self.events)} events, head={self.final_hash[:12]})"
 
     def of_kind(self, *kinds: str) -> list[Event]:
         """Events whose kind is one of ``kinds``, in order."""
@@ -89,7 +94,7 @@ class Ledger:
         """Recompute every hash; raise :class:`LedgerTampered` at the first mismatch."""
         head = GENESIS_HASH
         for event in self.events:
-            expected = chain_hash(head, canonical_json(event.content()))
+            expected = chain_hash(head, canonical_bytes(event.content()))
             if expected != event.hash:
                 raise LedgerTampered(f"<ledger {self.run_id}>", event.seq + 1,
                                      f"event seq {event.seq} does not match its hash")
@@ -97,12 +102,12 @@ class Ledger:
 
     def to_jsonl(self) -> str:
         """The whole ledger as JSONL text, byte-identical to what a store writes."""
-        return "".join(_line(e) for e in self.events)
+        return b"".join(_line(e) for e in self.events).decode("utf-8")
 
 
-def _line(event: Event) -> str:
-    content = canonical_json(event.content())
-    return f'{content[:-1]},"hash":"{event.hash}"}}\n'
+def _line(event: Event) -> bytes:
+    content = canonical_bytes(event.content())
+    return content[:-1] + _HASH_KEY + event.hash.encode("ascii") + b'"}\n'
 
 
 @dataclass
@@ -158,9 +163,9 @@ class JsonlLedgerStore:
             raise LedgerError(f"{self.path} exists; choose another path, pass overwrite=True, "
                               f"or resume it")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] | None = open(self.path, mode, encoding="utf-8", newline="\n")
+        self._fh: IO[bytes] | None = open(self.path, mode + "b")
 
-    def write_line(self, line: str) -> None:
+    def write_line(self, line: bytes) -> None:
         """Buffer one line (written to the OS on :meth:`flush`)."""
         if self._fh is None:
             raise LedgerError(f"{self.path} is closed; open a new store to write")
@@ -201,26 +206,22 @@ class JsonlLedgerStore:
             data = path.read_bytes()
         except OSError as exc:
             raise LedgerError(f"cannot read ledger {path}: {exc.strerror or exc}") from exc
-        text = data.decode("utf-8", errors="replace")
-        lines = text.split("\n")
-        tail = lines.pop()  # "" when the file ends with a newline
-        events: list[Event] = []
-        head = GENESIS_HASH
-        loads = json.loads
-        for number, line in enumerate(lines, start=1):
-            event = _parse(path, number, line, loads)
-            content = line[:-_HASH_SUFFIX_LEN] + "}"
-            if chain_hash(head, content) != event.hash:
-                raise LedgerTampered(path, number, f"event seq {event.seq} does not match "
-                                     f"its hash")
-            if event.seq != number - 1:
-                raise LedgerTampered(path, number, f"expected seq {number - 1}, found "
-                                     f"{event.seq}")
-            head = event.hash
-            events.append(event)
+        lines = data.split(b"\n")
+        del data
+        tail = lines.pop()  # b"" when the file ends with a newline
+        # Millions of new containers would trigger ever larger collections for nothing:
+        # nothing here is cyclic, so the collector waits until the file is read.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            events = _verify_lines(path, lines)
+        finally:
+            if collecting:
+                gc.enable()
         result = LedgerFile(path, events)
         if tail:
-            result.torn, result.torn_line = tail, len(lines) + 1
+            result.torn = tail.decode("utf-8", errors="replace")
+            result.torn_line = len(lines) + 1
         return result
 
     @classmethod
@@ -228,19 +229,38 @@ class JsonlLedgerStore:
         """Verify ``path``, cut off a torn last line (reported in the result), reopen to append."""
         found = cls.read(path)
         if found.torn is not None:
-            keep = sum(len(_line(e).encode("utf-8")) for e in found.events)
+            keep = sum(len(_line(e)) for e in found.events)
             with open(found.path, "r+b") as fh:
                 fh.truncate(keep)
         return found, cls(path, mode="a")
 
 
-def _parse(path: Path, number: int, line: str, loads: Any) -> Event:
-    if not line.endswith('"}') or line[-_HASH_SUFFIX_LEN:-66] != ',"hash":"':
-        raise LedgerTampered(path, number, "the line does not end with its hash")
+def _verify_lines(path: Path, lines: list[bytes]) -> list[Event]:
+    events: list[Event] = []
+    append = events.append
+    head = GENESIS_HASH.encode("ascii")
+    sha256, cut = _sha256, -_HASH_SUFFIX_LEN
+    for number, line in enumerate(lines, start=1):
+        # The line hashes as its own bytes: content is everything before the hash key.
+        if line[cut : cut + 9] != _HASH_KEY or not line.endswith(b'"}'):
+            raise LedgerTampered(path, number, "the line does not end with its hash")
+        digest = sha256(head + line[:cut] + b"}").hexdigest().encode("ascii")
+        if line[cut + 9 : -2] != digest:
+            raise LedgerTampered(path, number, "the event does not match its hash")
+        event = _parse(path, number, line)
+        if event.seq != number - 1:
+            raise LedgerTampered(path, number, f"expected seq {number - 1}, found "
+                                 f"{event.seq}")
+        head = digest
+        append(event)
+    return events
+
+
+def _parse(path: Path, number: int, line: bytes) -> Event:
     try:
-        data = loads(line)
+        data = orjson.loads(line)
         return Event(data["run_id"], data["seq"], data["tick"], data["kind"], data["actor"],
                      data["payload"], data["caused_by"], data["hash"])
-    except (ValueError, KeyError, TypeError) as exc:
+    except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise LedgerError(f"{path}:{number}: not a ledger event ({exc}); only the last line "
                           f"of a ledger can be incomplete") from exc

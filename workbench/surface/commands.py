@@ -6,7 +6,8 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
     workbench mcp-tool --path DIR
     workbench surface validate DIR
     workbench surface apply DIR EDITS.json        (EDITS.json: a list of edits, or - for stdin)
-    workbench surface import --server "CMD or URL" --out DIR [--name N] [--settle S] [--force]
+    workbench surface import --server "CMD or URL"... --out DIR [--name N]... [--settle S]
+                             [--force]
     workbench surface diff DIR (--server "CMD or URL" | --against DIR2) [--format table|json]
     workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
                     [--fail-on warning|high]
@@ -49,9 +50,12 @@ def register(subparsers: Any) -> None:
     app.set_defaults(func=_cmd_apply)
 
     imp = sub.add_parser("import", help="snapshot a live server's tools into a surface, pinned")
-    imp.add_argument("--server", required=True, help="stdio command line or http(s) URL")
+    imp.add_argument("--server", required=True, action="append", metavar="CMD_OR_URL",
+                     help="stdio command line or http(s) URL (repeatable: one surface over "
+                          "several servers)")
     imp.add_argument("--out", required=True, help="surface directory to write")
-    imp.add_argument("--name", default=None, help="server name for pins (default: derived)")
+    imp.add_argument("--name", action="append", default=None,
+                     help="server name for pins, once per --server (default: derived)")
     imp.add_argument("--settle", type=float, default=0.0,
                      help="seconds to wait for tools added right after connecting")
     imp.add_argument("--force", action="store_true", help="replace a surface that has tools")
@@ -147,7 +151,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     from workbench.surface.importer import import_surface
 
-    _print_json(import_surface(args.server, args.out, name=args.name, settle=args.settle,
+    _print_json(import_surface(args.server, args.out, names=args.name, settle=args.settle,
                                force=args.force))
     return 0
 

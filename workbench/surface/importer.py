@@ -13,7 +13,7 @@ announcements before the snapshot is taken.
 
 Example:
     >>> import_surface(".venv/bin/mcp-server-time", "config/surfaces/time")  # doctest: +SKIP
-    {'dir': 'config/surfaces/time', 'server': 'mcp-server-time', 'tools': [...], ...}
+    {'dir': 'config/surfaces/time', 'servers': ['mcp-server-time'], 'tools': [...], ...}
 """
 
 from __future__ import annotations
@@ -37,12 +37,13 @@ from workbench.surface.pins import pin
 __all__ = ["fetch_tools", "import_surface"]
 
 
-def fetch_tools(target: str | Sequence[str], *, name: str | None = None, settle: float = 0.0,
+def fetch_tools(target: Any, *, name: str | None = None, settle: float = 0.0,
                 timeout: float = 30.0) -> tuple[str, list[dict[str, Any]]]:
     """Connect to a server, read its tools, disconnect.
 
     Args:
-        target: A stdio command line (string or argv) or an http(s) URL.
+        target: A stdio command line (string or argv), an http(s) URL, or an open
+            :class:`~workbench.tools.mcp_client.MCPConnection` (read, not closed).
         name: The server's name for pins and findings (derived from the target if None).
         settle: Seconds to wait after connecting for ``tools/list_changed``.
         timeout: Seconds to wait for the server's answers.
@@ -53,6 +54,11 @@ def fetch_tools(target: str | Sequence[str], *, name: str | None = None, settle:
     Raises:
         ToolCallError: ``transport_error`` if the server cannot be started or reached.
     """
+    if hasattr(target, "list_tools"):  # a live MCPConnection: read it, leave it open
+        live: Any = target
+        if settle > 0:
+            time.sleep(settle)
+        return name or str(live.name), live.list_tools()
     from workbench.tools.mcp_client import MCPConnection
 
     conn = MCPConnection(target, name=name, timeout=timeout, connect_timeout=max(timeout, 30.0))
@@ -65,38 +71,60 @@ def fetch_tools(target: str | Sequence[str], *, name: str | None = None, settle:
         conn.close()
 
 
-def import_surface(target: str | Sequence[str], out: str | Path, *, name: str | None = None,
-                   settle: float = 0.0, force: bool = False,
-                   timeout: float = 30.0) -> dict[str, Any]:
-    """Snapshot a live server into the surface directory ``out``.
+def import_surface(servers: Any, out: str | Path, *,
+                   names: Sequence[str | None] | None = None, settle: float = 0.0,
+                   force: bool = False, timeout: float = 30.0) -> dict[str, Any]:
+    """Snapshot one or more live servers into the surface directory ``out``.
 
     Args:
-        target: A stdio command line or an http(s) URL.
+        servers: A stdio command line, an http(s) URL or an open MCPConnection, or a
+            list of them. When two servers
+            offer the same tool name the first one owns it (as in the MCP resolver) and
+            the other is reported under ``shadowed``.
         out: The surface directory (created if needed).
-        name: The server's name in ``pins.json`` (derived from the target if None).
-        settle: Seconds to wait for tools the server adds right after connecting.
+        names: The servers' names in ``pins.json`` (derived from the targets if None).
+        settle: Seconds to wait for tools a server adds right after connecting.
         force: Replace a surface that already has tools (its curation is lost).
-        timeout: Seconds to wait for the server's answers.
+        timeout: Seconds to wait for the servers' answers.
 
     Returns:
-        ``{"dir", "server", "tools": [names], "pinned": n}``.
+        ``{"dir", "servers": [names], "tools": [names], "pinned": n, "shadowed": [...]}``.
 
     Raises:
         ConfigError: ``out`` already holds a curated surface and ``force`` is False.
-        ToolCallError: the server cannot be reached.
+        ToolCallError: a server cannot be reached or lists no tools.
     """
     out = Path(out)
+    targets = list(servers) if isinstance(servers, list | tuple) else [servers]
+    labels = list(names) if names is not None else [None] * len(targets)
+    if len(labels) != len(targets):
+        raise ValueError(f"{len(targets)} servers but {len(labels)} names; give one name each")
     if not force and not is_empty(out):
         raise ConfigError(out, "", "already holds a surface with tools; pass force=True "
                           "(--force) to replace it, or import into a new directory")
-    server, tools = fetch_tools(target, name=name, settle=settle, timeout=timeout)
-    if not tools:
-        raise ToolCallError("protocol_error", f"server {server!r} lists no tools; there is "
-                            f"nothing to import")
+    entries: list[dict[str, Any]] = []
+    pins: list[dict[str, Any]] = []
+    owner: dict[str, str] = {}
+    shadowed: list[dict[str, str]] = []
+    server_names = []
+    for target, label in zip(targets, labels, strict=True):
+        server, tools = fetch_tools(target, name=label, settle=settle, timeout=timeout)
+        if not tools:
+            raise ToolCallError("protocol_error", f"server {server!r} lists no tools; there "
+                                f"is nothing to import")
+        server_names.append(server)
+        for tool in tools:
+            if tool["name"] in owner:
+                shadowed.append({"tool": tool["name"], "owner": owner[tool["name"]],
+                                 "shadowed": server})
+                continue
+            owner[tool["name"]] = server
+            entries.append(entry_from_wire(tool))
+            pins.append(pin(tool, server))
     out.mkdir(parents=True, exist_ok=True)
-    save_tools(out, [entry_from_wire(t) for t in tools])
-    save_pins(out, [pin(t, server) for t in tools])
+    save_tools(out, entries)
+    save_pins(out, pins)
     if not (out / POLICY_FILE).exists():
         save_policy(out, "mcp-tool")
-    return {"dir": str(out), "server": server, "tools": [t["name"] for t in tools],
-            "pinned": len(tools)}
+    return {"dir": str(out), "servers": server_names, "tools": [e["name"] for e in entries],
+            "pinned": len(pins), "shadowed": shadowed}

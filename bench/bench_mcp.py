@@ -1,0 +1,278 @@
+"""Benchmark: what the workbench's MCP transport costs over the raw SDK, measured in one run.
+
+Run ``python bench/bench_mcp.py`` (``--quick`` for a smoke run). It measures, against the
+built-in server (``python -m workbench.tools.mcp_server``):
+
+* per-call latency through ``ToolRegistry.call`` (grant check, schema validation, the
+  thread bridge, error mapping) over one persistent stdio session, against the raw SDK
+  ``Client.call_tool`` to the same server command, interleaved in rounds so machine noise
+  hits both alike. Target: ratio of medians <= 1.15;
+* the same over Streamable HTTP (both clients talk to the same server process);
+* the cost of starting a connection (spawn + handshake + first tools/list) and closing it;
+* calls per second with 8 calls in flight (8 threads on the sync path, 8 tasks on the
+  async path, 8 tasks on the raw SDK).
+
+It prints a table and writes ``bench/results/mcp.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from workbench.tools.mcp_client import MCPConnection, MCPResolver, oracle_server_command
+from workbench.tools.registry import ToolRegistry
+
+RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"
+TARGET_RATIO = 1.15
+
+
+class Grants:
+    tools = ("oracle",)
+
+
+class RawClient:
+    """The raw SDK client, owned by one task on a loop this thread drives between rounds."""
+
+    def __init__(self, target: Any):
+        self.loop = asyncio.new_event_loop()
+        self.target = target
+        self._stop = asyncio.Event()
+        self._ready: asyncio.Future[Any] = self.loop.create_future()
+        self._owner = self.loop.create_task(self._own())
+        self.client = self.loop.run_until_complete(self._ready)
+
+    async def _own(self) -> None:
+        from mcp import Client
+
+        try:
+            async with Client(self.target, cache=None) as client:
+                await client.list_tools()
+                self._ready.set_result(client)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(exc)
+            raise
+
+    def run(self, coro: Any) -> Any:
+        return self.loop.run_until_complete(coro)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.loop.run_until_complete(self._owner)
+        self.loop.close()
+
+
+def stdio_target() -> Any:
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    cmd = oracle_server_command()
+    errlog = open(Path(__file__).resolve().parent / "results" / "raw-stdio.log", "a")  # noqa: SIM115
+    return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:]), errlog=errlog)
+
+
+def per_call(registry: ToolRegistry, raw: RawClient, n: int, rounds: int) -> dict[str, Any]:
+    ours: list[float] = []
+    sdk: list[float] = []
+
+    async def raw_round(count: int, offset: int) -> list[float]:
+        out = []
+        for i in range(count):
+            started = time.perf_counter()
+            await raw.client.call_tool("oracle", {"seed": f"s{offset + i}"})
+            out.append(time.perf_counter() - started)
+        return out
+
+    # Warm both paths (first-call imports, caches) before measuring.
+    for i in range(20):
+        registry.call("bench", Grants, "oracle", {"seed": f"w{i}"})
+    raw.run(raw_round(20, 0))
+    for r in range(rounds):
+        for i in range(n):
+            started = time.perf_counter()
+            registry.call("bench", Grants, "oracle", {"seed": f"s{r * n + i}"})
+            ours.append(time.perf_counter() - started)
+        sdk.extend(raw.run(raw_round(n, r * n)))
+    med_ours, med_sdk = statistics.median(ours), statistics.median(sdk)
+    return {
+        "calls_each": len(ours),
+        "registry_median_ms": med_ours * 1000,
+        "registry_p90_ms": _pct(ours, 0.9) * 1000,
+        "raw_sdk_median_ms": med_sdk * 1000,
+        "raw_sdk_p90_ms": _pct(sdk, 0.9) * 1000,
+        "ratio": med_ours / med_sdk,
+    }
+
+
+def in_flight(registry: ToolRegistry, conn: MCPConnection, raw: RawClient, n: int) -> dict:
+    width = 8
+
+    def one(i: int) -> None:
+        registry.call("bench", Grants, "oracle", {"seed": f"p{i}"})
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(width) as pool:
+        list(pool.map(one, range(n)))
+    threads = n / (time.perf_counter() - started)
+
+    async def ours_async() -> float:
+        sem = asyncio.Semaphore(width)
+
+        async def call(i: int) -> None:
+            async with sem:
+                await conn.acall_tool("oracle", {"seed": f"a{i}"})
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(call(i) for i in range(n)))
+        return n / (time.perf_counter() - t0)
+
+    async def raw_async() -> float:
+        sem = asyncio.Semaphore(width)
+
+        async def call(i: int) -> None:
+            async with sem:
+                await raw.client.call_tool("oracle", {"seed": f"r{i}"})
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(call(i) for i in range(n)))
+        return n / (time.perf_counter() - t0)
+
+    return {
+        "in_flight": width,
+        "calls": n,
+        "registry_threads_calls_per_s": threads,
+        "connection_async_calls_per_s": asyncio.run(ours_async()),
+        "raw_sdk_calls_per_s": raw.run(raw_async()),
+    }
+
+
+def connection_start(times: int) -> dict[str, Any]:
+    starts, closes = [], []
+    for _ in range(times):
+        t0 = time.perf_counter()
+        conn = MCPConnection(oracle_server_command(), name="bench-start").connect()
+        t1 = time.perf_counter()
+        conn.close()
+        closes.append(time.perf_counter() - t1)
+        starts.append(t1 - t0)
+    return {
+        "connections": times,
+        "start_median_s": statistics.median(starts),
+        "start_min_s": min(starts),
+        "close_median_s": statistics.median(closes),
+    }
+
+
+def http_server() -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [*oracle_server_command(), "--http", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc, f"http://127.0.0.1:{port}/mcp"
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer calls, for a smoke run")
+    args = parser.parse_args()
+    n, rounds, flight, starts = (50, 2, 80, 2) if args.quick else (300, 3, 800, 5)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "cpus": _cpus(),
+                    "platform": platform.platform()},
+        "target_ratio": TARGET_RATIO,
+    }
+
+    # stdio: ours and the raw SDK each hold one session to their own server process.
+    resolver = MCPResolver([MCPConnection(oracle_server_command(), name="workbench")]).connect()
+    registry = ToolRegistry()
+    registry.attach(resolver)
+    raw = RawClient(stdio_target())
+    try:
+        results["stdio"] = per_call(registry, raw, n, rounds)
+        results["stdio_in_flight"] = in_flight(registry, resolver.connections[0], raw, flight)
+    finally:
+        raw.close()
+        resolver.close()
+
+    # Streamable HTTP: both clients talk to one server process.
+    proc, url = http_server()
+    try:
+        resolver = MCPResolver([MCPConnection(url, name="workbench-http")]).connect()
+        registry = ToolRegistry()
+        registry.attach(resolver)
+        raw = RawClient(url)
+        try:
+            results["http"] = per_call(registry, raw, n, rounds)
+            results["http_in_flight"] = in_flight(
+                registry, resolver.connections[0], raw, flight)
+        finally:
+            raw.close()
+            resolver.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+    results["connection_start"] = connection_start(starts)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    report(results)
+
+
+def report(r: dict[str, Any]) -> None:
+    print(f"MCP transport benchmark ({r['machine']['cpus']} CPUs, Python "
+          f"{r['machine']['python']})")
+    print(f"{'per call (median)':<34}{'registry':>11}{'raw SDK':>11}{'ratio':>8}  target")
+    for key, label in (("stdio", "stdio, persistent session"), ("http", "Streamable HTTP")):
+        row = r[key]
+        verdict = "ok" if row["ratio"] <= TARGET_RATIO else "OVER"
+        print(f"{label:<34}{row['registry_median_ms']:>9.2f}ms{row['raw_sdk_median_ms']:>9.2f}ms"
+              f"{row['ratio']:>8.3f}  <= {TARGET_RATIO} {verdict}")
+    print(f"{'8 calls in flight (calls/s)':<34}{'threads':>11}{'async':>11}{'raw SDK':>11}")
+    for key, label in (("stdio_in_flight", "stdio"), ("http_in_flight", "Streamable HTTP")):
+        row = r[key]
+        print(f"{label:<34}{row['registry_threads_calls_per_s']:>11.0f}"
+              f"{row['connection_async_calls_per_s']:>11.0f}{row['raw_sdk_calls_per_s']:>11.0f}")
+    start = r["connection_start"]
+    print(f"connection start (spawn + handshake + tools/list): median "
+          f"{start['start_median_s']:.2f} s, min {start['start_min_s']:.2f} s; close median "
+          f"{start['close_median_s'] * 1000:.0f} ms")
+    print(f"wrote {RESULTS}")
+
+
+def _cpus() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+if __name__ == "__main__":
+    threading.current_thread().name = "bench"
+    sys.exit(main())

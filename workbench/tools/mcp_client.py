@@ -1,0 +1,881 @@
+"""The client side of the MCP transport: persistent sessions behind the tool registry.
+
+:class:`MCPConnection` holds **one** session to one MCP server (a stdio subprocess or a
+Streamable HTTP URL) for its whole life. The session belongs to a background thread that
+runs its own event loop; a single owner coroutine enters the SDK's ``Client`` and exits it
+(anyio cancel scopes must be entered and left by the same task). Synchronous calls hop
+onto that loop with ``run_coroutine_threadsafe``, so they work from plain scripts and from
+inside a running event loop such as a Jupyter cell; :meth:`MCPConnection.acall_tool` is
+the ``await`` path. Spawning a server per call would cost ~1.6 s instead of ~3 ms.
+
+Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records:
+``tool_error`` (an ``isError`` result, with the server's text), ``protocol_error`` (a
+JSON-RPC error), ``transport_error`` (the server is gone; the next call reconnects) and
+``timeout`` (no reply in time; the session stays usable).
+
+:class:`MCPResolver` puts one or more connections behind a
+:class:`~workbench.tools.registry.ToolRegistry`; :func:`mcp_resolver_from_env` builds one
+from ``MCP_SERVERS`` / ``MCP_ORACLE`` and :func:`resolver_for_servers` from a scenario's
+``servers:``. ``import mcp`` costs over a second, so it happens only when a session starts.
+
+Example:
+    >>> from workbench.tools.mcp_client import MCPConnection
+    >>> with MCPConnection("python -m workbench.tools.mcp_server") as conn:  # doctest: +SKIP
+    ...     conn.call_tool("oracle", {"seed": "dawn"})
+    {'omen': '...', 'index': ...}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import itertools
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from workbench.errors import ToolCallError, ToolNotFound
+from workbench.tools.registry import ToolSpec
+
+__all__ = [
+    "MCPConnection",
+    "MCPResolver",
+    "default_log_dir",
+    "mcp_resolver_from_env",
+    "oracle_server_command",
+    "resolver_for_servers",
+    "split_servers",
+]
+
+#: Seconds a call may wait for its reply unless told otherwise (``WORKBENCH_MCP_TIMEOUT``).
+DEFAULT_TIMEOUT = 30.0
+#: Seconds to spawn a server and finish the handshake.
+DEFAULT_CONNECT_TIMEOUT = 60.0
+#: Seconds :meth:`MCPConnection.close` waits for the SDK's shutdown (stdin close, SIGTERM,
+#: SIGKILL: at most ~6 s by the SDK's own bounds).
+_CLOSE_TIMEOUT = 10.0
+
+# Path parts that say nothing about which server a command starts.
+_GENERIC_PARTS = {"index", "main", "__main__", "dist", "build", "lib", "src", "bin", "server"}
+_INTERPRETERS = {"python", "python3", "node", "npx", "uvx", "uv", "deno", "bun", "pipx"}
+_counter = itertools.count(1)
+_live: weakref.WeakSet[MCPConnection] = weakref.WeakSet()
+_atexit_registered = False
+_warmed = False
+
+
+def default_log_dir() -> Path:
+    """Where server stderr logs go: ``WORKBENCH_MCP_LOG_DIR`` or ``<tmp>/workbench-mcp``."""
+    configured = os.environ.get("WORKBENCH_MCP_LOG_DIR")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "workbench-mcp"
+
+
+def oracle_server_command() -> list[str]:
+    """The command line of the built-in server, as ``MCP_ORACLE=1`` starts it."""
+    return [sys.executable, "-m", "workbench.tools.mcp_server"]
+
+
+class MCPConnection:
+    """One persistent MCP session to one server, usable from sync and async code.
+
+    The session starts on :meth:`connect` (or the first call) and lives until
+    :meth:`close`. A server that dies is restarted by the next call.
+
+    Args:
+        target: A stdio command line (a string, split like a shell would, or an argv
+            list) or an ``http://`` / ``https://`` URL of a Streamable HTTP endpoint.
+        name: Short server name for labels and logs (derived from the target if None).
+        timeout: Seconds a call waits for its reply before it fails with ``timeout``.
+        connect_timeout: Seconds to start the server and finish the handshake.
+        env: Extra environment for a stdio server (the SDK passes only a safe minimum
+            such as ``PATH`` and ``HOME`` from this process).
+        cwd: Working directory of a stdio server.
+        log_dir: Directory for the per-connection log (server stderr and connection
+            events); :func:`default_log_dir` when None.
+        trusted: Whether the server's annotations may be believed (recorded, not enforced
+            here).
+
+    Example:
+        >>> conn = MCPConnection(["python", "-m", "workbench.tools.mcp_server"])  # doctest: +SKIP
+        >>> conn.tool_names()  # doctest: +SKIP
+        ['oracle']
+        >>> conn.close()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        *,
+        name: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        log_dir: str | os.PathLike[str] | None = None,
+        trusted: bool = False,
+    ):
+        if isinstance(target, str) and target.strip().startswith(("http://", "https://")):
+            self.transport = "http"
+            self.url: str | None = target.strip()
+            self.argv: list[str] = []
+        else:
+            argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
+            if not argv:
+                raise ToolCallError(
+                    "transport_error",
+                    "empty MCP server command; give a command line such as "
+                    "'python -m workbench.tools.mcp_server' or an http(s) URL",
+                )
+            self.transport = "stdio"
+            self.url = None
+            self.argv = argv
+        self.name = name or _derive_name(self.url, self.argv)
+        self.label = f"{self.transport}:{self.name}"
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.trusted = trusted
+        self._env = dict(env) if env else None
+        self._cwd = cwd
+        self._log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
+        self._log: TextIO | None = None
+        self.log_path: Path | None = None
+        #: Sessions started so far (1 after the first connect; +1 per reconnect).
+        self.connects = 0
+        self.protocol_version: str | None = None
+        self.server_name: str | None = None
+        self._tools: dict[str, dict[str, Any]] | None = None  # wire form, by name
+        self._specs: dict[str, ToolSpec] = {}
+        self.tools_version = 0
+        self._changes: deque[dict[str, Any]] = deque()
+        self._closed = False
+        self._state_lock = threading.Lock()
+        # Loop-side state: touched only on the connection's own loop thread.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop_owner: asyncio.Event | None = None
+        self._ready: asyncio.Future[Any] | None = None
+        self._relist: asyncio.Event | None = None
+        self._session_lock: asyncio.Lock | None = None
+
+    # -- public sync API --------------------------------------------------------------
+    def connect(self) -> MCPConnection:
+        """Start the session now (idempotent) and return ``self``.
+
+        Raises:
+            ToolCallError: ``transport_error`` if the server cannot be started or reached.
+        """
+        self._wait(self.start_connect(), self.connect_timeout + 5.0, "connect")
+        return self
+
+    def start_connect(self) -> concurrent.futures.Future[Any]:
+        """Begin connecting in the background; the future completes when the session is up."""
+        return self._submit(self._session())
+
+    def tool_names(self) -> list[str]:
+        """Names of the server's tools, sorted (connects first if it never has)."""
+        self._ensure_listed()
+        return sorted(self._specs)
+
+    def get_spec(self, name: str) -> ToolSpec | None:
+        """The tool as the server describes it (``run`` is None), or None if unknown."""
+        self._ensure_listed()
+        return self._specs.get(name)
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The last ``tools/list`` the server gave, in MCP wire form (camelCase keys)."""
+        self._ensure_listed()
+        return [dict(tool) for tool in (self._tools or {}).values()]
+
+    def refresh_tools(self) -> list[dict[str, Any]]:
+        """Ask the server for its tools now and record any change; return the new list."""
+        self._wait(self._submit(self._arefresh()), self.timeout + 5.0, "tools/list")
+        return self.list_tools()
+
+    def call_tool(
+        self, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Call a tool and return its result as a JSON-serialisable dict.
+
+        The result is the tool's ``structuredContent`` when it sent one, else
+        ``{"content": [...]}`` with its content blocks as plain dicts.
+
+        Args:
+            name: The tool.
+            params: Its arguments.
+            timeout: Seconds to wait for the reply (the connection's ``timeout`` if None).
+
+        Raises:
+            ToolCallError: kind ``tool_error``, ``protocol_error``, ``transport_error``
+                or ``timeout``.
+        """
+        limit = self.timeout if timeout is None else timeout
+        future = self._submit(self._acall(name, dict(params or {}), limit))
+        # The coroutine enforces the read timeout; this bound only guards a stuck loop.
+        return self._wait(future, limit + self.connect_timeout + 5.0, name)
+
+    async def acall_tool(
+        self, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Async :meth:`call_tool`: ``await conn.acall_tool("oracle", {"seed": "x"})``.
+
+        Works from any event loop; the session still lives on the connection's own loop.
+        """
+        limit = self.timeout if timeout is None else timeout
+        future = self._submit(self._acall(name, dict(params or {}), limit))
+        return await asyncio.wrap_future(future)
+
+    def drain_changes(self) -> list[dict[str, Any]]:
+        """Tool-list changes seen since the last drain, oldest first.
+
+        Each is ``{"server", "cause", "added", "removed", "changed"}`` with sorted tool
+        names; ``cause`` is ``list_changed`` (the server notified; recorded even when the
+        re-list shows no difference) or ``reconnect`` (recorded only when the list differs).
+        """
+        out = []
+        while self._changes:
+            out.append(self._changes.popleft())
+        return out
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session is up right now."""
+        return self._client is not None
+
+    def close(self) -> None:
+        """End the session and stop the server process (idempotent, never raises)."""
+        with self._state_lock:
+            if self._closed:
+                return
+            self._closed = True
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and thread.is_alive():
+            if threading.current_thread() is thread:
+                loop.call_soon(loop.create_task, self._ashutdown())
+                return
+            future = asyncio.run_coroutine_threadsafe(self._ashutdown(), loop)
+            try:
+                future.result(_CLOSE_TIMEOUT)
+            except BaseException as exc:  # closing must not fail; say what happened
+                self._note(f"close did not finish cleanly: {exc!r}")
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(_CLOSE_TIMEOUT)
+        _live.discard(self)
+        self._note("closed")
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> MCPConnection:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "connected" if self.connected else "idle"
+        return f"<MCPConnection {self.label} {state} connects={self.connects}>"
+
+    # -- the bridge between caller threads and the connection's loop ------------------
+    def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
+        if self._closed:
+            coro.close()
+            raise ToolCallError(
+                "transport_error",
+                f"the connection to MCP server {self.name!r} is closed; create a new "
+                f"MCPConnection (or resolver) to talk to it again",
+            )
+        loop = self._start_loop()
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError(
+                f"{self.label}: a sync call from the connection's own loop would deadlock; "
+                f"use 'await conn.acall_tool(...)' there"
+            )
+        return asyncio.run_coroutine_threadsafe(coro, loop)
+
+    def _wait(self, future: concurrent.futures.Future[Any], limit: float, what: str) -> Any:
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ToolCallError(
+                "timeout",
+                f"{what}: no answer from MCP server {self.name!r} within {limit:g} s; "
+                f"see {self.log_path} and retry",
+                what,
+            ) from None
+        except BaseException:
+            # A kernel interrupt lands here: cancel the call (the SDK tells the server)
+            # and leave the session open for the next cell.
+            future.cancel()
+            raise
+
+    def _start_loop(self) -> asyncio.AbstractEventLoop:
+        with self._state_lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                self._session_lock = asyncio.Lock()
+                thread = threading.Thread(
+                    target=_run_loop, args=(loop,), name=f"mcp-{self.name}", daemon=True
+                )
+                self._loop, self._thread = loop, thread
+                thread.start()
+                _live.add(self)
+                _register_atexit()
+            return self._loop
+
+    def _ensure_listed(self) -> None:
+        if self._tools is None:
+            self.connect()
+
+    # -- loop side --------------------------------------------------------------------
+    async def _session(self) -> Any:
+        """The live client, starting (or restarting) the session if needed."""
+        assert self._session_lock is not None
+        async with self._session_lock:
+            if self._client is not None:
+                return self._client
+            if self._closed:
+                raise ToolCallError("transport_error", f"connection to {self.name!r} is closed")
+            owner, stop, ready = self._owner, self._stop_owner, self._ready
+            if owner is not None and not owner.done() and stop is not None and ready is not None:
+                if not stop.is_set() and not ready.done():
+                    # A connect whose first caller gave up (cancelled) is still running.
+                    return await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+                # A lost session: let its owner finish tearing down (and reap the process).
+                stop.set()
+                await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT)
+            ready = self._ready = asyncio.get_running_loop().create_future()
+            self._stop_owner = asyncio.Event()
+            self._owner = asyncio.create_task(self._own(ready, self._stop_owner))
+            try:
+                return await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+            except TimeoutError:
+                self._stop_owner.set()
+                raise ToolCallError(
+                    "transport_error",
+                    f"MCP server {self.name!r} did not finish the handshake within "
+                    f"{self.connect_timeout:g} s; check the command and its log {self.log_path}",
+                ) from None
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        """The one task that enters and exits the SDK client (anyio needs the same task)."""
+        import anyio
+
+        _warm_imports()
+        self.connects += 1
+        self._note(f"connect #{self.connects}: {self.url or shlex.join(self.argv)}")
+        relist = self._relist = asyncio.Event()
+        try:
+            async with self._open_client() as client:
+                listing = await client.list_tools()
+                cause = "reconnect" if self.connects > 1 else None
+                self._absorb(listing.tools, cause)
+                self.protocol_version = client.protocol_version
+                info = client.server_info
+                self.server_name = info.name if info is not None else None
+                self._client = client
+                ready.set_result(client)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(self._relist_on_change, client, relist)
+                    if self._server_announces_list_changes(client):
+                        tasks.start_soon(self._listen, client, relist)
+                    await stop.wait()
+                    tasks.cancel_scope.cancel()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(self._connect_error(exc))
+            else:
+                self._note(f"session ended: {exc!r}")
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._client = None
+            self._note(f"session #{self.connects} closed")
+
+    def _open_client(self) -> Any:
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        options: dict[str, Any] = {
+            "read_timeout_seconds": self.timeout,
+            "message_handler": self._on_message,
+            "logging_callback": self._on_log,
+            # Listings are cached by us and refreshed on tools/list_changed.
+            "cache": None,
+        }
+        if self.url is not None:
+            return Client(self.url, **options)
+        params = StdioServerParameters(
+            command=self.argv[0], args=self.argv[1:], env=self._env, cwd=self._cwd
+        )
+        return Client(stdio_client(params, errlog=self._log_file()), **options)
+
+    def _connect_error(self, exc: BaseException) -> ToolCallError:
+        if isinstance(exc, ToolCallError):
+            return exc
+        where = self.url or shlex.join(self.argv)
+        return ToolCallError(
+            "transport_error",
+            f"could not start a session with MCP server {self.name!r} ({where}): "
+            f"{_describe(exc)}. Check the command or URL; the server's stderr is in "
+            f"{self.log_path}",
+        )
+
+    @staticmethod
+    def _server_announces_list_changes(client: Any) -> bool:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        tools = client.server_capabilities.tools
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        # Older sessions deliver tools/list_changed to the message handler; 2026-07-28
+        # sessions only through a subscriptions/listen stream.
+        return modern and tools is not None and bool(tools.list_changed)
+
+    async def _listen(self, client: Any, relist: asyncio.Event) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    relist.set()
+        except Exception as exc:  # the session goes on without change notifications
+            self._note(f"tools/list_changed subscription ended: {exc!r}")
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self._note(f"transport reported: {message!r}")
+        elif getattr(message, "method", None) == "notifications/tools/list_changed":
+            # Never list from inside the handler: it runs on the session's reader.
+            if self._relist is not None:
+                self._relist.set()
+
+    async def _on_log(self, params: Any) -> None:
+        self._note(f"server log [{getattr(params, 'level', '?')}]: {getattr(params, 'data', '')}")
+
+    async def _relist_on_change(self, client: Any, relist: asyncio.Event) -> None:
+        while True:
+            await relist.wait()
+            relist.clear()
+            try:
+                listing = await client.list_tools()
+            except Exception as exc:
+                self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
+                return
+            self._absorb(listing.tools, "list_changed")
+
+    async def _arefresh(self) -> None:
+        client = await self._session()
+        listing = await client.list_tools()
+        self._absorb(listing.tools, "list_changed")
+
+    async def _acall(self, name: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        client = await self._session()
+        try:
+            result = await client.call_tool(name, params, read_timeout_seconds=timeout)
+        except MCPError as exc:
+            code = exc.error.code
+            if code == REQUEST_TIMEOUT:
+                raise ToolCallError(
+                    "timeout",
+                    f"no reply within {timeout:g} s (the call was cancelled; the session is "
+                    f"still open, so retry or allow a longer timeout)",
+                    name,
+                ) from None
+            if code == CONNECTION_CLOSED:
+                raise self._lost(client, name, exc) from None
+            raise ToolCallError(
+                "protocol_error", f"{exc.error.message} (JSON-RPC error {code})", name
+            ) from None
+        except RuntimeError as exc:
+            if self._client is client and "structured content" in str(exc):
+                # The SDK re-checks results against the advertised output schema.
+                raise ToolCallError("protocol_error", str(exc), name) from None
+            raise self._lost(client, name, exc) from None
+        except Exception as exc:  # HTTP failures and the like: the transport is gone
+            raise self._lost(client, name, exc) from None
+        if result.is_error:
+            raise ToolCallError("tool_error", _error_text(result.content), name)
+        if result.structured_content is not None:
+            return dict(result.structured_content)
+        return {"content": [_block(b) for b in result.content]}
+
+    def _lost(self, client: Any, tool: str, exc: BaseException) -> ToolCallError:
+        """Mark the session dead so the next call starts a fresh one."""
+        if self._client is client:
+            self._client = None
+            if self._stop_owner is not None:
+                self._stop_owner.set()
+        self._note(f"session lost during {tool!r}: {exc!r}; the next call reconnects")
+        return ToolCallError(
+            "transport_error",
+            f"the connection to MCP server {self.name!r} was lost ({_describe(exc)}); "
+            f"the next call starts a new session. Server stderr: {self.log_path}",
+            tool,
+        )
+
+    async def _ashutdown(self) -> None:
+        if self._stop_owner is not None:
+            self._stop_owner.set()
+        owner = self._owner
+        if owner is not None:
+            await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT - 1.0)
+
+    # -- tool list bookkeeping --------------------------------------------------------
+    def _absorb(self, tools: Iterable[Any], cause: str | None) -> None:
+        """Take a fresh listing and record how it differs from the previous one.
+
+        A ``list_changed`` re-list is recorded even when nothing differs: the server did
+        announce a change (server-everything announces tools it registered before our
+        first listing), and the record shows the announcement was handled.
+        """
+        new = {t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools}
+        old = self._tools
+        specs = {name: _spec_from_wire(wire) for name, wire in new.items()}
+        self._tools, self._specs = new, specs
+        self.tools_version += 1
+        if cause is None:
+            return
+        old = old or {}
+        added = sorted(set(new) - set(old))
+        removed = sorted(set(old) - set(new))
+        changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
+        if added or removed or changed or cause == "list_changed":
+            change = {"server": self.name, "cause": cause, "added": added,
+                      "removed": removed, "changed": changed}
+            self._changes.append(change)
+            self._note(f"tools changed: {json.dumps(change)}")
+
+    # -- logging ----------------------------------------------------------------------
+    def _log_file(self) -> TextIO:
+        if self._log is None:
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
+            self.log_path = self._log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log"
+            # Line-buffered append: the server writes to the same file through its fd.
+            self._log = open(self.log_path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
+        return self._log
+
+    def _note(self, line: str) -> None:
+        try:
+            log = self._log_file() if not self._closed or self._log is not None else None
+            if log is not None:
+                log.write(f"[workbench {time.strftime('%H:%M:%S')}] {self.label}: {line}\n")
+        except (OSError, ValueError):
+            pass  # logging must never break a call
+
+
+class MCPResolver:
+    """A :class:`~workbench.tools.registry.ToolResolver` over one or more connections.
+
+    When two servers offer the same tool name, the first connection given owns it; the
+    others are shadowed and listed in :attr:`collisions`.
+
+    Args:
+        connections: The connections, in priority order.
+
+    Example:
+        >>> from workbench.tools.registry import ToolRegistry
+        >>> resolver = MCPResolver([MCPConnection("python -m workbench.tools.mcp_server")])
+        >>> registry = ToolRegistry()  # doctest: +SKIP
+        >>> registry.attach(resolver.connect())  # doctest: +SKIP
+    """
+
+    def __init__(self, connections: Iterable[MCPConnection]):
+        self.connections: list[MCPConnection] = list(connections)
+        names = [c.name for c in self.connections]
+        for conn in self.connections:  # labels and change records need distinct names
+            if names.count(conn.name) > 1:
+                conn.name = f"{conn.name}-{self.connections.index(conn) + 1}"
+                conn.label = f"{conn.transport}:{conn.name}"
+        self._owners: dict[str, MCPConnection] = {}
+        self._collisions: list[dict[str, Any]] = []
+        self._versions: tuple[int, ...] | None = None
+
+    def connect(self) -> MCPResolver:
+        """Start every connection's session concurrently; return ``self``.
+
+        Raises:
+            ToolCallError: ``transport_error`` naming the first server that failed (all
+                connections are closed then, so nothing is left running).
+        """
+        futures = [(conn, conn.start_connect()) for conn in self.connections]
+        try:
+            for conn, future in futures:
+                conn._wait(future, conn.connect_timeout + 5.0, "connect")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    # -- ToolResolver -----------------------------------------------------------------
+    def tool_names(self) -> list[str]:
+        """Every tool some connection owns, sorted."""
+        return sorted(self._ownership())
+
+    def get_spec(self, name: str) -> ToolSpec | None:
+        """The owning server's description of ``name`` (with its inputSchema), or None."""
+        owner = self._ownership().get(name)
+        return owner.get_spec(name) if owner is not None else None
+
+    def call_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Call ``name`` on the server that owns it.
+
+        Raises:
+            ToolNotFound: no connected server offers ``name``.
+            ToolCallError: the call failed (the kind says how).
+        """
+        return self.connection_for(name).call_tool(name, params)
+
+    async def acall_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Async :meth:`call_tool`."""
+        return await self.connection_for(name).acall_tool(name, params)
+
+    def transport_label(self, name: str) -> str:
+        """``stdio:<server>`` or ``http:<server>`` for the tool's owner (telemetry only)."""
+        owner = self._ownership().get(name)
+        return owner.label if owner is not None else "mcp"
+
+    def drain_changes(self) -> list[dict[str, Any]]:
+        """Tool-list changes from every connection since the last drain (see MCPConnection)."""
+        return [change for conn in self.connections for change in conn.drain_changes()]
+
+    # -- the rest ---------------------------------------------------------------------
+    def connection_for(self, name: str) -> MCPConnection:
+        """The connection that owns tool ``name``.
+
+        Raises:
+            ToolNotFound: no connected server offers it.
+        """
+        owner = self._ownership().get(name)
+        if owner is None:
+            servers = ", ".join(c.name for c in self.connections) or "none"
+            raise ToolNotFound(
+                f"no MCP server offers tool {name!r} (servers: {servers}); check the tool name "
+                f"or add the server that provides it to MCP_SERVERS or the scenario's servers"
+            )
+        return owner
+
+    @property
+    def collisions(self) -> list[dict[str, Any]]:
+        """Tools offered by more than one server: ``{"tool", "owner", "shadowed": [...]}``."""
+        self._ownership()
+        return [dict(c) for c in self._collisions]
+
+    def close(self) -> None:
+        """Close every connection (idempotent)."""
+        for conn in self.connections:
+            conn.close()
+
+    def __enter__(self) -> MCPResolver:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<MCPResolver {', '.join(c.label for c in self.connections)}>"
+
+    def _ownership(self) -> dict[str, MCPConnection]:
+        versions = tuple(c.tools_version for c in self.connections)
+        if versions != self._versions:
+            owners: dict[str, MCPConnection] = {}
+            shadowed: dict[str, list[str]] = {}
+            for conn in self.connections:
+                for name in conn.tool_names():
+                    if name in owners:
+                        shadowed.setdefault(name, []).append(conn.name)
+                    else:
+                        owners[name] = conn
+            self._owners = owners
+            self._collisions = [
+                {"tool": n, "owner": owners[n].name, "shadowed": s}
+                for n, s in sorted(shadowed.items())
+            ]
+            self._versions = tuple(c.tools_version for c in self.connections)
+        return self._owners
+
+
+def split_servers(value: str) -> list[str]:
+    """Split an ``MCP_SERVERS`` value on ``::`` (but not inside ``[...]``, an IPv6 host)."""
+    return [part.strip() for part in re.split(r"::(?![^\[]*\])", value) if part.strip()]
+
+
+def mcp_resolver_from_env(env: Mapping[str, str] | None = None) -> MCPResolver:
+    """A connected resolver for ``MCP_SERVERS`` (or ``MCP_ORACLE=1``).
+
+    ``MCP_SERVERS`` holds ``::``-separated stdio command lines or http(s) URLs and wins
+    over ``MCP_ORACLE=1``, which starts the built-in server
+    (:func:`oracle_server_command`). ``WORKBENCH_MCP_TIMEOUT`` sets the per-call timeout
+    in seconds.
+
+    Raises:
+        ToolCallError: ``transport_error`` if a server cannot be started or reached.
+        ValueError: neither variable asks for a server.
+    """
+    env = os.environ if env is None else env
+    timeout = _float_env(env, "WORKBENCH_MCP_TIMEOUT", DEFAULT_TIMEOUT)
+    servers = env.get("MCP_SERVERS", "").strip()
+    if servers:
+        connections = [MCPConnection(t, timeout=timeout) for t in split_servers(servers)]
+    elif env.get("MCP_ORACLE", "") == "1":
+        connections = [MCPConnection(oracle_server_command(), name="workbench",
+                                     timeout=timeout, env=_python_env(env), trusted=True)]
+    else:
+        raise ValueError(
+            "neither MCP_SERVERS nor MCP_ORACLE=1 is set; set one to use MCP, or use the "
+            "in-process registry (default_tool_registry())"
+        )
+    return MCPResolver(connections).connect()
+
+
+def resolver_for_servers(specs: Iterable[Any], *, timeout: float = DEFAULT_TIMEOUT) -> MCPResolver:
+    """Start a scenario's ``servers:`` and return a connected resolver over them.
+
+    Args:
+        specs: :class:`~workbench.contracts.scenario.ServerSpec` objects (anything with
+            ``name``, ``target`` and ``trusted``), in priority order.
+        timeout: Per-call timeout in seconds.
+
+    Returns:
+        The resolver; call :meth:`MCPResolver.close` when the run is over.
+
+    Raises:
+        ToolCallError: ``transport_error`` if a server cannot be started or reached.
+    """
+    connections = [
+        MCPConnection(spec.target, name=spec.name, timeout=timeout,
+                      trusted=bool(getattr(spec, "trusted", False)))
+        for spec in specs
+    ]
+    return MCPResolver(connections).connect()
+
+
+# -- helpers --------------------------------------------------------------------------
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.wait(pending, timeout=2.0))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
+
+def _warm_imports() -> None:
+    global _warmed
+    if not _warmed:
+        _warmed = True
+        # The SDK imports jsonschema (~3 s on a small machine) inside the first call that
+        # returns structured content; importing it now, beside the server's own start-up,
+        # keeps that second-long stall off the first call (and its timeout).
+        threading.Thread(target=_import_quietly, args=("jsonschema",), daemon=True).start()
+
+
+def _import_quietly(module: str) -> None:
+    try:
+        __import__(module)
+    except Exception:  # noqa: S110 - the SDK will import (and report) it when needed
+        pass
+
+
+def _close_all_at_exit() -> None:
+    for conn in list(_live):
+        conn.close()
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        # A safety net: a script or kernel that forgets close() leaves no server behind.
+        atexit.register(_close_all_at_exit)
+        _atexit_registered = True
+
+
+def _derive_name(url: str | None, argv: list[str]) -> str:
+    if url is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        return parts.netloc.rsplit("@", 1)[-1] or "http"
+    args = list(argv)
+    head = Path(args[0]).name
+    if re.sub(r"[\d.]+$", "", head) in _INTERPRETERS and len(args) > 1:
+        rest = [a for a in args[1:] if not a.startswith("-") or a == "-m"]
+        if rest and rest[0] == "-m" and len(rest) > 1:
+            return rest[1]
+        args = rest or args
+    for part in reversed(Path(args[0]).parts):
+        stem = Path(part).stem
+        if stem and stem.lower() not in _GENERIC_PARTS and stem not in ("/", "."):
+            return stem
+    return head
+
+
+def _spec_from_wire(wire: Mapping[str, Any]) -> ToolSpec:
+    return ToolSpec(
+        name=wire["name"],
+        description=wire.get("description") or "",
+        title=wire.get("title"),
+        input_schema=wire.get("inputSchema"),
+        output_schema=wire.get("outputSchema"),
+        annotations=wire.get("annotations"),
+    )
+
+
+def _block(block: Any) -> dict[str, Any]:
+    return block.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _error_text(content: Iterable[Any]) -> str:
+    blocks = list(content)
+    texts = [b.text for b in blocks if getattr(b, "type", None) == "text"]
+    if texts:
+        return "\n".join(texts)
+    return json.dumps([_block(b) for b in blocks]) if blocks else "the tool reported an error"
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]  # anyio wraps a transport's failure in task groups
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _float_env(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(
+            f"{key}={raw!r} is not a number of seconds; unset it or give e.g. 30"
+        ) from None
+
+
+def _python_env(env: Mapping[str, str]) -> dict[str, str] | None:
+    # The SDK passes a stdio server only PATH, HOME and the like; our own server also
+    # needs the import path this process uses.
+    extra = {k: env[k] for k in ("PYTHONPATH", "VIRTUAL_ENV") if env.get(k)}
+    return extra or None

@@ -1,0 +1,155 @@
+"""The built-in tools as an MCP server: ``python -m workbench.tools.mcp_server``.
+
+This is the server side of the MCP transport. It serves :data:`BUILTIN_TOOLS` (the very
+functions the in-process registry runs) over stdio by default, or over Streamable HTTP at
+``http://127.0.0.1:PORT/mcp`` with ``--http PORT``. The tools keep their names,
+descriptions, input and output schemas and annotations exactly as the registry has them,
+so a run over MCP records the same ledger as a run in-process.
+
+A tool's exception reaches the client as an ``isError`` result whose text is the
+exception's message, the same text the in-process registry records (``str(exc)``).
+
+Example:
+    Serve over stdio (what ``MCP_ORACLE=1`` starts), or over HTTP::
+
+        python -m workbench.tools.mcp_server
+        python -m workbench.tools.mcp_server --http 8765
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from workbench.tools.builtins import BUILTIN_TOOLS
+
+if TYPE_CHECKING:  # the SDK costs over a second to import; only pay for it when serving
+    from mcp.server import MCPServer
+
+__all__ = ["SERVER_NAME", "build_server", "main"]
+
+#: The name the server reports in its handshake.
+SERVER_NAME = "workbench"
+
+#: MCP annotation keys (wire, camelCase) -> the SDK's field names.
+_ANNOTATION_FIELDS = {
+    "title": "title",
+    "readOnlyHint": "read_only_hint",
+    "destructiveHint": "destructive_hint",
+    "idempotentHint": "idempotent_hint",
+    "openWorldHint": "open_world_hint",
+}
+
+
+def build_server(
+    tools: Iterable[Mapping[str, Any]] = BUILTIN_TOOLS, *, name: str = SERVER_NAME
+) -> MCPServer:
+    """An :class:`mcp.server.MCPServer` serving ``tools`` as the registry describes them.
+
+    Args:
+        tools: Tool definitions in the form of :data:`BUILTIN_TOOLS` (``name``,
+            ``description``, ``run`` and optionally ``title``, ``input_schema``,
+            ``output_schema``, ``annotations``).
+        name: The server name reported to clients.
+
+    Returns:
+        The server, not yet running.
+    """
+    from mcp.server import MCPServer
+
+    # WARNING: MCPServer configures logging in its process; INFO would chat on stderr
+    # about every call, and that stderr lands in the client's per-connection log.
+    return MCPServer(name, log_level="WARNING", tools=[_mcp_tool(t) for t in tools])
+
+
+def _mcp_tool(tool: Mapping[str, Any]) -> Any:
+    from mcp.server.mcpserver.tools import Tool
+    from mcp.types import ToolAnnotations
+
+    annotations = None
+    if tool.get("annotations"):
+        fields = {
+            _ANNOTATION_FIELDS[key]: value
+            for key, value in tool["annotations"].items()
+            if key in _ANNOTATION_FIELDS
+        }
+        annotations = ToolAnnotations(**fields)
+    spec = Tool.from_function(
+        _reporting_errors(tool["run"]),
+        name=tool["name"],
+        title=tool.get("title"),
+        description=tool["description"],
+        annotations=annotations,
+        structured_output=tool.get("output_schema") is not None,
+    )
+    # The SDK derives schemas from the signature (with pydantic titles and all); advertise
+    # the registry's own schemas instead, so validation is the same on both transports.
+    if tool.get("input_schema") is not None:
+        spec.parameters = dict(tool["input_schema"])
+    if tool.get("output_schema") is not None:
+        spec.fn_metadata.output_schema = dict(tool["output_schema"])
+    return spec
+
+
+def _reporting_errors(run: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
+    """Wrap ``run`` so its exception becomes an isError result carrying the message.
+
+    The SDK hides the text of an unexpected exception from clients; the in-process
+    registry records ``str(exc)``, and the two transports must record the same thing.
+    """
+
+    @functools.wraps(run)  # the signature (followed via __wrapped__) builds the arg model
+    def call(**params: Any) -> Any:
+        try:
+            return run(**params)
+        except Exception as exc:
+            from mcp.types import CallToolResult, TextContent
+
+            message = str(exc) or type(exc).__name__
+            return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+    return call
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the built-in tools until the client goes away (stdio) or the process is stopped.
+
+    Args:
+        argv: Command-line arguments (``sys.argv[1:]`` when None).
+
+    Returns:
+        The process exit status.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m workbench.tools.mcp_server",
+        description="Serve the workbench's built-in tools over MCP (stdio by default).",
+    )
+    parser.add_argument(
+        "--http", type=int, metavar="PORT",
+        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1",
+        help="interface for --http (default 127.0.0.1; anything else exposes the tools)",
+    )
+    args = parser.parse_args(argv)
+    server = build_server()
+    names = ", ".join(t["name"] for t in BUILTIN_TOOLS)
+    # One line on stderr per start: the client's per-connection log shows every spawn.
+    if args.http is None:
+        print(f"workbench mcp server pid {os.getpid()}: stdio, tools: {names}",
+              file=sys.stderr, flush=True)
+        server.run()
+    else:
+        print(f"workbench mcp server pid {os.getpid()}: http://{args.host}:{args.http}/mcp, "
+              f"tools: {names}", file=sys.stderr, flush=True)
+        server.run("streamable-http", host=args.host, port=args.http)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
