@@ -161,8 +161,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from workbench.tools.registry import ToolRegistry
 
     registry = register_builtins(ToolRegistry())
-    problems = ConfigTree.problems(args.dir, known_tools=registry.known_tools())
-    tree, _ = ConfigTree._collect(__import__("pathlib").Path(args.dir))
+    tree, problems = ConfigTree.inspect(args.dir, known_tools=registry.known_tools())
     for name, manifest in sorted(tree.agents.items()):
         try:
             build_agent(manifest, registry, source=str(tree.root / "agents" / f"{name}.yaml"))

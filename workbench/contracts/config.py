@@ -61,10 +61,16 @@ class ConfigTree:
             known_tools: When given, grants of tools outside this set are problems too
                 (unless a scenario casting the agent names MCP servers).
         """
+        return cls.inspect(root, known_tools)[1]
+
+    @classmethod
+    def inspect(cls, root: str | Path = "config", known_tools: Iterable[str] | None = None
+                ) -> tuple[ConfigTree, list[ConfigError]]:
+        """What loads of ``root``, and every problem found: for tools that report all."""
         tree, problems = cls._collect(Path(root))
         if known_tools is not None:
             problems.extend(tree.check_tools(known_tools))
-        return problems
+        return tree, problems
 
     @classmethod
     def _collect(cls, root: Path) -> tuple[ConfigTree, list[ConfigError]]:
