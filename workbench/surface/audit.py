@@ -198,6 +198,29 @@ _GENERIC_TOOLS = _rx(
     r"\bother\s+tools?\s+(?:must|should|are|is)\b",
 )
 
+# Cheap gates: a pattern runs only when one of its words is in the lowercased text, so a
+# plain description costs a few substring searches instead of a dozen regex scans.
+_GATES = {
+    "override": ("ignore", "disregard", "forget", "override", "<", "not", "don't", "never",
+                 "without", "system prompt", "instructions"),
+    "model": ("must", "should", "shall", "need", "have to", "has to", "required", "before",
+              "prior to", "always", "please", "kindly", "would be", "we'd be", "so kind",
+              "remember", "forget", "make sure", "instead of", "rather than", "note ",
+              "important", "critical", "attention"),
+    "file": ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
+             "keychain"),
+    "secret": ("key", "token", "secret", "passw", "passphrase", "credential", "phrase",
+               "cookie", "otp", "2fa", "conversation", "history", "system prompt", "content",
+               "read"),
+    "tools": ("tool",),
+    "params": ("`", "'", '"', "param", "arg", "field", "option", "flag", "input"),
+}
+
+
+def _gate(lower: str, which: str) -> bool:
+    return any(word in lower for word in _GATES[which])
+
+
 # "the `limit` parameter", "'ambiguous' is true", "parameter called depth"
 _QUOTED = r"[`'\"]([A-Za-z_][A-Za-z0-9_]*)[`'\"]"
 _PARAM_WORD = r"(?:parameters?|params?|arguments?|args?|fields?|options?|flags?|inputs?)"
@@ -330,50 +353,56 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
 
     props = (_schema_of(tool) or {}).get("properties") or {}
     prop_names = set(props) if isinstance(props, Mapping) else set()
-    other_tools = all_names - {name}
     for field, text in tool_texts(tool):
         if not text:
             continue
-        for code, severity, evidence in _hidden(text):
-            add(code, severity, field, evidence)
-        # Invisible characters can split words to dodge the patterns: read the text as
-        # the model would, without them.
-        plain = _SUSPECT.sub("", text)
-        decoded = "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
-        if decoded:
-            plain = f"{plain} {decoded}"
+        plain = text
+        if _SUSPECT.search(text) is not None:
+            for code, severity, evidence in _hidden(text):
+                add(code, severity, field, evidence)
+            # Invisible characters can split words to dodge the patterns, and tag
+            # characters carry text the model reads: audit what the model would see.
+            plain = _SUSPECT.sub("", text)
+            decoded = "".join(chr(ord(c) - 0xE0000) for c in text
+                              if 0xE0020 <= ord(c) <= 0xE007E)
+            if decoded:
+                plain = f"{plain} {decoded}"
+        lower = plain.lower()
         directive = False
-        m = _OVERRIDE.search(plain)
+        m = _OVERRIDE.search(plain) if _gate(lower, "override") else None
         if m:
             directive = True
             add("directive.override", "high", field, _excerpt(plain, m.start(), m.end()))
-        m = _MODEL.search(plain)
+        m = _MODEL.search(plain) if _gate(lower, "model") else None
         if m:
             directive = True
             add("directive.model", "warning", field, _excerpt(plain, m.start(), m.end()))
-        m = _SECRET_FILE.search(plain)
+        m = _SECRET_FILE.search(plain) if _gate(lower, "file") else None
         if m:
             add("secret.file", "high", field, _excerpt(plain, m.start(), m.end()))
-        m = _SECRET_REQUEST.search(plain)
-        if m:
-            add("secret.request", "high", field, _excerpt(plain, m.start(), m.end()))
-        elif field.startswith("parameters."):
-            m = _SECRET_PARAM.search(plain)
+        if _gate(lower, "secret"):
+            m = _SECRET_REQUEST.search(plain)
             if m:
-                add("secret.param", "warning", field, _excerpt(plain, m.start(), m.end()))
-        m = _GENERIC_TOOLS.search(plain)
+                add("secret.request", "high", field, _excerpt(plain, m.start(), m.end()))
+            elif field.startswith("parameters."):
+                m = _SECRET_PARAM.search(plain)
+                if m:
+                    add("secret.param", "warning", field, _excerpt(plain, m.start(), m.end()))
+        m = _GENERIC_TOOLS.search(plain) if _gate(lower, "tools") else None
         if m:
             add("shadowing.generic", "high" if directive else "warning", field,
                 _excerpt(plain, m.start(), m.end()))
-        if other_tools:
-            for tok in _TOKEN.finditer(plain):
-                if tok.group() in other_tools:
+        if len(all_names) > 1:
+            for word in _TOKEN.findall(plain):
+                if word in all_names and word != name:
+                    start = plain.index(word)
                     add("shadowing.tool", "high" if directive else "warning", field,
-                        f"mentions tool {tok.group()!r}: "
-                        + _excerpt(plain, tok.start(), tok.end()))
+                        f"mentions tool {word!r}: "
+                        + _excerpt(plain, start, start + len(word)))
                     break
-        for missing, start, end in phantom_params(plain, prop_names):
-            add("params.phantom", "warning", field, f"refers to parameter {missing!r}, "
-                f"which the schema lacks: " + _excerpt(plain, start, end))
-            break
+        if _gate(lower, "params"):
+            for missing, start, end in phantom_params(plain, prop_names):
+                add("params.phantom", "warning", field, f"refers to parameter {missing!r}, "
+                    f"which the schema lacks: " + _excerpt(plain, start, end))
+                break
     return out

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+import json
+
+from surface_data import SEND, WEATHER
+
+from workbench.surface.artifact import load_tools
+from workbench.surface.edits import apply
+
+
+def tool(d, name):
+    return next(t for t in load_tools(d) if t["name"] == name)
+
+
+ALLOWED_EDITS = [
+    {"tool": "get_weather", "kind": "description", "value": "Forecast for a city, today."},
+    {"tool": "get_weather", "kind": "params",
+     "value": {"city": {"description": "City, like 'Oslo'.", "examples": ["Oslo"]}}},
+    {"tool": "get_weather", "kind": "examples", "value": [{"city": "Oslo"}]},
+    {"tool": "get_time", "kind": "add",
+     "value": {"description": "Current time.", "parameters": {"type": "object",
+                                                             "properties": {}}}},
+    {"tool": "send_email", "kind": "remove"},
+]
+
+
+class TestMcpToolCapability:
+    def test_description_params_examples_add_remove_are_applied(self, make_surface):
+        d = make_surface()
+        out = apply(d, ALLOWED_EDITS)
+        assert out["refused"] == [] and out["applied"] == ALLOWED_EDITS
+        w = tool(d, "get_weather")
+        assert w["description"] == "Forecast for a city, today."
+        assert w["parameters"]["properties"]["city"] == {
+            "type": "string", "description": "City, like 'Oslo'.", "examples": ["Oslo"]}
+        assert w["parameters"]["required"] == ["city"]
+        assert w["examples"] == [{"city": "Oslo"}]
+        assert [t["name"] for t in load_tools(d)] == ["get_weather", "get_time"]
+
+    def test_schema_and_code_are_refused_with_reasons(self, make_surface):
+        d = make_surface()
+        out = apply(d, [
+            {"tool": "get_weather", "kind": "schema", "value": {"type": "object"}},
+            {"tool": "get_weather", "kind": "code", "value": "mypkg.weather:forecast"},
+        ])
+        assert out["applied"] == []
+        reasons = [r["reason"] for r in out["refused"]]
+        assert reasons[0].startswith("'schema' edits are not allowed under mcp-tool")
+        assert reasons[1].startswith("'code' edits are not allowed under mcp-tool")
+        assert "the server is external" in reasons[0]
+
+    def test_params_schema_changes_are_refused_and_named(self, make_surface):
+        d = make_surface()
+        props = WEATHER["parameters"]["properties"]
+        cases = {
+            "type of 'city'": {"city": {"type": "integer"}},
+            "required": dict(WEATHER["parameters"], required=["city", "units"]),
+            "enum of 'units'": {"units": {"enum": ["metric", "imperial", "kelvin"]}},
+            "new property 'days'": {"days": {"description": "How many days."}},
+            "new property 'lang'": dict(WEATHER["parameters"],
+                                        properties=dict(props, lang={"type": "string"})),
+        }
+        for what, value in cases.items():
+            out = apply(d, [{"tool": "get_weather", "kind": "params", "value": value}])
+            assert out["applied"] == [], what
+            reason = out["refused"][0]["reason"]
+            assert reason.startswith("schema change refused under mcp-tool"), reason
+            assert what in reason, (what, reason)
+            assert "only descriptions and examples of existing parameters" in reason
+
+    def test_full_schema_params_edit_with_only_descriptions_is_applied(self, make_surface):
+        d = make_surface()
+        new = json.loads(json.dumps(WEATHER["parameters"]))
+        new["properties"]["units"]["description"] = "metric or imperial"
+        out = apply(d, [{"tool": "get_weather", "kind": "params", "value": new}])
+        assert out["refused"] == [] and tool(d, "get_weather")["parameters"] == new
+
+    def test_add_of_an_existing_name_is_refused(self, make_surface):
+        d = make_surface()
+        out = apply(d, [{"tool": "send_email", "kind": "add",
+                         "value": {"description": "Another.", "parameters": {"type": "object"}}}])
+        assert "already exists" in out["refused"][0]["reason"]
+
+    def test_all_refused_leaves_the_bytes_unchanged(self, make_surface):
+        d = make_surface()
+        before = (d / "tools.json").read_bytes()
+        mtime = (d / "tools.json").stat().st_mtime_ns
+        out = apply(d, [
+            {"tool": "get_weather", "kind": "schema", "value": {"type": "object"}},
+            {"tool": "get_weather", "kind": "params", "value": {"city": {"type": "number"}}},
+            {"tool": "nope", "kind": "description", "value": "x"},
+            {"tool": "get_weather", "kind": "explode", "value": 1},
+            {"tool": "get_weather", "kind": "examples", "value": [{"city": 3}]},
+            {"tool": "get_weather", "kind": "description", "value": "  "},
+            "not an edit",
+        ])
+        assert out["applied"] == [] and len(out["refused"]) == 7
+        assert (d / "tools.json").read_bytes() == before
+        assert (d / "tools.json").stat().st_mtime_ns == mtime
+
+    def test_a_refused_edit_changes_nothing_and_later_edits_still_apply(self, make_surface):
+        d = make_surface()
+        out = apply(d, [
+            {"tool": "get_weather", "kind": "params", "value": {"city": {"type": "number",
+                                                                       "description": "x"}}},
+            {"tool": "get_weather", "kind": "description", "value": "Better."},
+        ])
+        assert len(out["applied"]) == 1 and len(out["refused"]) == 1
+        w = tool(d, "get_weather")
+        assert w["description"] == "Better."
+        assert w["parameters"] == WEATHER["parameters"]
+
+    def test_examples_must_match_the_schema(self, make_surface):
+        d = make_surface()
+        out = apply(d, [{"tool": "get_weather", "kind": "examples", "value": [{"town": "Oslo"}]},
+                        {"tool": "get_weather", "kind": "examples",
+                         "value": [{"city": "Oslo", "units": "kelvin"}]}])
+        reasons = [r["reason"] for r in out["refused"]]
+        assert "uses parameters the tool lacks: ['town']" in reasons[0]
+        assert "does not match the parameters" in reasons[1]
+
+    def test_narrowed_policy_refuses_what_it_leaves_out(self, make_surface):
+        d = make_surface(capability="mcp-tool", allow=["description"])
+        out = apply(d, [{"tool": "send_email", "kind": "remove"}])
+        assert "this surface allows: description" in out["refused"][0]["reason"]
+
+
+class TestToolsCapability:
+    def test_every_kind_is_applied(self, make_surface):
+        d = make_surface(capability="tools")
+        schema = {"type": "object", "properties": {"city": {"type": "string"},
+                                                   "days": {"type": "integer"}}}
+        edits = [
+            {"tool": "get_weather", "kind": "description", "value": "Forecast."},
+            {"tool": "get_weather", "kind": "params", "value": {"city": {"type": "string",
+                                                                       "minLength": 1}}},
+            {"tool": "get_weather", "kind": "examples", "value": [{"city": "Oslo"}]},
+            {"tool": "get_weather", "kind": "schema", "value": schema},
+            {"tool": "get_weather", "kind": "code", "value": "workbench.tools.builtins:oracle"},
+            {"tool": "roll", "kind": "add", "value": {
+                "description": "Roll a die.", "parameters": {"type": "object"},
+                "code": "random:random"}},
+            {"tool": "send_email", "kind": "remove"},
+        ]
+        out = apply(d, edits)
+        assert out["refused"] == [] and len(out["applied"]) == 7
+        w = tool(d, "get_weather")
+        assert w["parameters"] == schema and w["code"] == "workbench.tools.builtins:oracle"
+        assert [t["name"] for t in load_tools(d)] == ["get_weather", "roll"]
+
+    def test_code_is_an_import_path_never_text(self, make_surface):
+        d = make_surface(capability="tools")
+        out = apply(d, [{"tool": "get_weather", "kind": "code",
+                         "value": "__import__('os').system('echo pwned')"}])
+        assert "import path 'module:function'" in out["refused"][0]["reason"]
+        assert "code" not in tool(d, "get_weather")
+
+    def test_add_with_code_is_refused_under_mcp_tool(self, make_surface):
+        d = make_surface()
+        out = apply(d, [{"tool": "x", "kind": "add", "value": {
+            "description": "X.", "parameters": {"type": "object"}, "code": "m:f"}}])
+        assert "may not carry code under mcp-tool" in out["refused"][0]["reason"]
+        assert SEND in load_tools(d)
