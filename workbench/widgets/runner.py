@@ -141,7 +141,7 @@ class ScenarioRunner(widgets.VBox):
         self.frames = {"violations": violations, "calls": calls}
         self.summary.value = (
             f"{html.escape(result.ledger.run_id)} over {html.escape(self.transport.value)}: "
-            f"{result.ticks} ticks ({html.escape(result.reason)}), {len(result.ledger):,} "
+            f"{result.ticks} ticks (ended by {html.escape(result.reason)}), {len(result.ledger):,} "
             f"events, {len(violations):,} violations, {len(calls):,} tool calls in "
             f"{elapsed:.2f} s &middot; final hash <code>{result.final_hash[:16]}</code>"
         )
