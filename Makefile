@@ -39,7 +39,7 @@ chromium:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 test: install node chromium
-	$(PY) -m pytest
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
 test-fast: install
 	$(PY) -m pytest -m "not browser" -p no:nbval
