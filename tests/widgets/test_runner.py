@@ -118,3 +118,14 @@ class TestTransports:
         workbench.runner.session.registry_for("MCP")
         workbench.manifest_editor.refresh_tools()
         assert "oracle" in workbench.manifest_editor.grant_boxes
+
+
+class TestScenarioServers:
+    def test_a_scenario_with_servers_pins_the_transport_and_gives_it_back(self, workbench):
+        runner = workbench.runner
+        runner.transport.value = "in-process"
+        runner.scenario_select.value = "watch-house"
+        assert runner.transport.value == "MCP" and runner.transport.disabled
+        assert "time" in runner.transport.tooltip
+        runner.scenario_select.value = "oracle-grove"
+        assert runner.transport.value == "in-process" and not runner.transport.disabled

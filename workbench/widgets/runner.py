@@ -58,6 +58,7 @@ class ScenarioRunner(widgets.VBox):
         self.last_error: BaseException | None = None
         self.error_area = ErrorArea()
         self._last_percent = -1
+        self._chosen_transport = TRANSPORTS[0]
 
         self.scenario_select = widgets.Dropdown(options=names, value=scenario or names[0],
                                                 description="Scenario")
@@ -108,16 +109,17 @@ class ScenarioRunner(widgets.VBox):
             raise ConfigError(session.root / "agents", "", f"scenario {scenario.name!r} casts "
                               f"{', '.join(missing)} but there is no such manifest; add it")
         manifests = [session.manifests[name] for name in scenario.cast]
-        registry = session.registry_for(self.transport.value)
         ticks = self.ticks.value
         self.progress.max = max(ticks, 1)
         self.progress.value = 0
         self.progress.bar_style = ""
         self._last_percent = -1
-        self.summary.value = f"running {html.escape(scenario.name)}…"
+        self.summary.value = (f"starting the MCP servers of {html.escape(scenario.name)}…"
+                              if scenario.servers else f"running {html.escape(scenario.name)}…")
         self.run_button.disabled = True  # a second click while running would interleave runs
         started = time.perf_counter()
         try:
+            registry = session.registry_for(self.transport.value, scenario)
             conductor = Conductor(scenario, manifests, registry, seed=self.seed.value,
                                   progress=self._on_progress)
             result = conductor.run(ticks)
@@ -155,6 +157,17 @@ class ScenarioRunner(widgets.VBox):
         scenario = self.session.config.scenario(name)
         self.seed.value = scenario.default_seed
         self.ticks.value = scenario.governor.max_ticks
+        # A scenario with its own servers runs over them: the choice would be a lie.
+        if scenario.servers:
+            self._chosen_transport = self.transport.value
+            self.transport.value = "MCP"
+            self.transport.disabled = True
+            self.transport.tooltip = ("this scenario runs over its own MCP servers: "
+                                      + ", ".join(s.name for s in scenario.servers))
+        elif self.transport.disabled:
+            self.transport.disabled = False
+            self.transport.value = self._chosen_transport
+            self.transport.tooltip = None
 
     # -- callbacks --------------------------------------------------------------------
     def _on_progress(self, tick: int, total: int) -> None:

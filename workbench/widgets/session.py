@@ -8,7 +8,11 @@ the next run uses. Saving to disk is a separate, explicit step.
 Registries: ``in-process`` is the shared registry given at construction (the built-ins
 by default). ``MCP`` is built on first use with the ``MCP_ORACLE=1`` gate and kept, so
 its server session stays open across runs (spawning a server per run costs over a
-second); :meth:`Session.close` shuts it down.
+second). A scenario that names its own ``servers`` always runs over them: their
+connections are kept per scenario, and when it names a curated ``surface`` a fresh
+overlay is read from the surface directory for every run, so an edit made in the
+SurfaceEditor is what the next run's agents read. :meth:`Session.close` shuts every
+connection down.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from workbench.contracts.config import ConfigTree
 from workbench.contracts.manifest import AgentManifest
+from workbench.contracts.scenario import ScenarioConfig
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["TRANSPORTS", "Session"]
@@ -58,6 +63,7 @@ class Session:
         self.registry = registry
         self._mcp_env = {"MCP_ORACLE": "1"} if mcp_env is None else dict(mcp_env)
         self._mcp_registry: ToolRegistry | None = None
+        self._server_resolvers: dict[str, Any] = {}
 
     @classmethod
     def from_config(cls, root: str | Path = "config", registry: ToolRegistry | None = None,
@@ -78,13 +84,21 @@ class Session:
         """Where the manifest of agent ``name`` is saved."""
         return self.config.root / "agents" / f"{name}.yaml"
 
-    def registry_for(self, transport: str) -> ToolRegistry:
-        """The registry a run over ``transport`` (one of :data:`TRANSPORTS`) goes through.
+    def registry_for(self, transport: str, scenario: ScenarioConfig | None = None
+                     ) -> ToolRegistry:
+        """The registry a run goes through.
+
+        Args:
+            transport: One of :data:`TRANSPORTS`; ignored when ``scenario`` names servers.
+            scenario: The scenario about to run; its ``servers`` and ``surface`` win.
 
         Raises:
             ValueError: unknown transport.
+            ToolCallError: a scenario's server cannot be started (``transport_error``).
             MissingDependency: the MCP extra is not installed.
         """
+        if scenario is not None and scenario.servers:
+            return self._scenario_registry(scenario)
         if transport == "in-process":
             return self.registry
         if transport == "MCP":
@@ -94,6 +108,23 @@ class Session:
                 self._mcp_registry = default_tool_registry(env=self._mcp_env)
             return self._mcp_registry
         raise ValueError(f"unknown transport {transport!r}; choose one of {TRANSPORTS}")
+
+    def _scenario_registry(self, scenario: ScenarioConfig) -> ToolRegistry:
+        resolver = self._server_resolvers.get(scenario.name)
+        if resolver is None:
+            from workbench.tools.mcp_client import resolver_for_servers
+
+            resolver = resolver_for_servers(scenario.servers)
+            self._server_resolvers[scenario.name] = resolver
+        registry = ToolRegistry()
+        if scenario.surface is None:
+            registry.attach(resolver)
+        else:
+            from workbench.surface.overlay import CuratedResolver
+
+            # Read per run, not cached: the surface may have been edited since the last one.
+            CuratedResolver.from_dir(self.root / scenario.surface, resolver).install(registry)
+        return registry
 
     def known_tools(self) -> list[str]:
         """Every tool a grant can name: in-process, plus MCP ones once MCP is in use."""
@@ -112,11 +143,14 @@ class Session:
         return ""
 
     def close(self) -> None:
-        """Shut down the MCP registry's server sessions, if any were opened."""
+        """Shut down every MCP server session the session opened."""
         registry, self._mcp_registry = self._mcp_registry, None
-        close = getattr(getattr(registry, "resolver", None), "close", None)
-        if callable(close):
-            close()
+        resolvers = [getattr(registry, "resolver", None), *self._server_resolvers.values()]
+        self._server_resolvers = {}
+        for resolver in resolvers:
+            close = getattr(resolver, "close", None)
+            if callable(close):
+                close()
 
     def __repr__(self) -> str:
         mcp = "open" if self._mcp_registry is not None else "not started"

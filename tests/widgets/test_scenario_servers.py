@@ -1,0 +1,59 @@
+"""A scenario with its own MCP servers and a curated surface, run from the widgets.
+
+Real external servers (mcp-server-time from PyPI, server-everything from npm): the
+surface hides ``get-env``, so the timekeeper's call is refused; hiding ``echo`` too in
+the SurfaceEditor makes the next run refuse that call as well (get-env is never exposed:
+it would put the server's environment on the ledger).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.widgets.conftest import output_html
+
+pytestmark = [pytest.mark.external, pytest.mark.timeout(120)]
+
+
+@pytest.fixture
+def servers_env(monkeypatch: pytest.MonkeyPatch, repo_root: Path) -> None:
+    everything = repo_root / "external/node_modules/@modelcontextprotocol/server-everything"
+    if not everything.is_dir():
+        pytest.fail("server-everything is not installed: run `make node`")
+    # The scenario's commands say `python` and a path under external/: run them as the
+    # project does, from the repo root with this interpreter first on PATH.
+    monkeypatch.chdir(repo_root)
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
+    runner, surfaces = workbench.runner, workbench.surface_editor
+    runner.scenario_select.value = "watch-house"
+    assert runner.transport.value == "MCP" and runner.transport.disabled
+
+    runner.run_button.click()
+    assert runner.last_error is None, runner.last_error
+    denied = runner.frames["violations"]
+    assert list(denied["tool"]) == ["get-env"]
+    assert list(denied["reason"]) == ["hidden by curation"]
+    assert "hidden by curation" in output_html(runner.violations_output)
+    calls = runner.frames["calls"]
+    assert set(calls.loc[calls["outcome"] == "ok", "transport"]) == {
+        "stdio:time", "stdio:everything"}
+
+    surfaces.select_tool("echo")
+    surfaces.exposed.value = False
+    surfaces.apply_button.click()
+    assert surfaces.last_error is None and surfaces.problems == {}
+
+    runner.run_button.click()
+    assert runner.last_error is None, runner.last_error
+    denied = runner.frames["violations"]
+    assert list(denied["tool"]) == ["echo", "get-env"]
+    assert set(denied["reason"]) == {"hidden by curation"}
+    calls = runner.frames["calls"]
+    assert calls.loc[calls["outcome"] == "ok", "tool"].tolist() == ["get_current_time"]
