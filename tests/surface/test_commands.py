@@ -1,0 +1,152 @@
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+from surface_data import DEMO_CMD, REPO, SEND, WEATHER
+
+from workbench.cli import main
+from workbench.surface.artifact import load_tools
+from workbench.surface.demo_server import TOOLS
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+class TestMcpTool:
+    def test_valid_surface_prints_candidate_policy_validity_exit_0(self, capsys, make_surface):
+        d = make_surface()
+        code, out, _ = run(capsys, "mcp-tool", "--path", str(d))
+        data = json.loads(out)
+        assert code == 0
+        assert set(data) == {"candidate", "policy", "validation"}
+        assert data["candidate"]["component"] == "mcp-tool" and data["candidate"]["dir"] == str(d)
+        assert "tool.get_weather.description" in data["candidate"]["text_parts"]
+        assert data["policy"]["capability"] == "mcp-tool"
+        assert data["validation"] == {"ok": True, "tools": 2, "problems": []}
+
+    def test_invalid_surface_exit_1_with_problems(self, capsys, make_surface):
+        d = make_surface([dict(WEATHER, description=""), SEND])
+        code, out, _ = run(capsys, "mcp-tool", "--path", str(d))
+        data = json.loads(out)
+        assert code == 1 and data["validation"]["ok"] is False
+        assert data["validation"]["problems"][0]["tool"] == "get_weather"
+        assert data["validation"]["problems"][0]["field"] == "description"
+
+    def test_unreadable_policy_is_reported_as_invalid(self, capsys, make_surface):
+        d = make_surface()
+        (d / "policy.json").write_text("{nope")
+        code, out, _ = run(capsys, "mcp-tool", "--path", str(d))
+        data = json.loads(out)
+        assert code == 1 and data["candidate"] is None and "not valid JSON" in data["policy"][
+            "error"]
+
+
+class TestSurfaceCommands:
+    def test_validate(self, capsys, make_surface):
+        assert run(capsys, "surface", "validate", str(make_surface()))[0] == 0
+        bad = make_surface([dict(SEND), dict(SEND)])
+        code, out, _ = run(capsys, "surface", "validate", str(bad))
+        assert code == 1 and "duplicate" in out
+
+    def test_apply_from_file_and_stdin(self, capsys, make_surface, tmp_path, monkeypatch):
+        d = make_surface()
+        edits = tmp_path / "edits.json"
+        edits.write_text(json.dumps([{"tool": "send_email", "kind": "description",
+                                      "value": "Mail one person."}]))
+        code, out, _ = run(capsys, "surface", "apply", str(d), str(edits))
+        assert code == 0 and json.loads(out)["refused"] == []
+        assert load_tools(d)[1]["description"] == "Mail one person."
+        import io
+
+        monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(
+            {"tool": "send_email", "kind": "code", "value": "m:f"})))
+        code, out, _ = run(capsys, "surface", "apply", str(d), "-")
+        assert code == 1 and "not allowed under mcp-tool" in json.loads(out)["refused"][0][
+            "reason"]
+
+    def test_bad_edits_file_is_an_error_exit_2(self, capsys, make_surface, tmp_path):
+        (tmp_path / "e.json").write_text("[")
+        code, _, err = run(capsys, "surface", "apply", str(make_surface()),
+                           str(tmp_path / "e.json"))
+        assert code == 2 and "cannot read the edits" in err
+
+    def test_diff_against_another_surface(self, capsys, make_surface):
+        a = make_surface()
+        b = make_surface([dict(WEATHER, name="forecast"), dict(SEND, description="Other.")])
+        code, out, _ = run(capsys, "surface", "diff", str(a), "--against", str(b),
+                           "--format", "json")
+        assert code == 1
+        assert json.loads(out) == [
+            {"tool": "forecast", "status": "rename", "fields": [], "previous": "get_weather"},
+            {"tool": "send_email", "status": "drift", "fields": ["description"],
+             "previous": None}]
+        code, out, _ = run(capsys, "surface", "diff", str(a), "--against", str(a))
+        assert code == 0 and out.splitlines()[0].split() == ["tool", "status", "fields",
+                                                             "previous"]
+
+
+class TestAudit:
+    @pytest.fixture
+    def demo_json(self, tmp_path):
+        path = tmp_path / "demo.json"
+        path.write_text(json.dumps({"tools": [
+            {"name": n, "title": t, "description": d, "inputSchema": s, "annotations": a}
+            for n, (t, d, s, a, _) in TOOLS.items()]}))
+        return path
+
+    def test_json_format_and_fail_on(self, capsys, demo_json):
+        code, out, _ = run(capsys, "audit", "--tools-json", str(demo_json), "--format", "json",
+                           "--fail-on", "high")
+        findings = json.loads(out)
+        assert code == 1 and findings
+        assert set(findings[0]) == {"tool", "server", "code", "severity", "field", "evidence"}
+        assert findings[0]["server"] == "demo" and findings[0]["severity"] == "high"
+
+    def test_table_and_no_fail_on_exits_0(self, capsys, demo_json):
+        code, out, err = run(capsys, "audit", "--tools-json", str(demo_json))
+        assert code == 0
+        assert out.splitlines()[0].split() == ["severity", "server", "tool", "code", "field",
+                                               "evidence"]
+        assert "tool(s) from 1 server(s)" in err
+
+    def test_real_pinned_tools_pass_fail_on_warning(self, capsys, tmp_path):
+        pins = json.loads((REPO / "config/surfaces/watch-house/pins.json").read_text())["tools"]
+        by_server: dict = {}
+        for p in pins:
+            by_server.setdefault(p["server"], []).append(p["wire"])
+        path = tmp_path / "real.json"
+        path.write_text(json.dumps(by_server))
+        code, out, _ = run(capsys, "audit", "--tools-json", str(path), "--format", "json",
+                           "--fail-on", "warning")
+        assert code == 0 and json.loads(out) == []
+
+    def test_needs_a_source(self, capsys):
+        with pytest.raises(SystemExit) as exc:
+            main(["audit"])
+        assert exc.value.code == 2
+
+    def test_bad_tools_file_is_exit_2(self, capsys, tmp_path):
+        (tmp_path / "x.json").write_text(json.dumps({"a": [{"nope": 1}]}))
+        code, _, err = run(capsys, "audit", "--tools-json", str(tmp_path / "x.json"))
+        assert code == 2 and "string 'name'" in err
+
+
+class TestLive:
+    def test_import_and_audit_a_live_server(self, capsys, tmp_path):
+        out_dir = tmp_path / "demo"
+        code, out, _ = run(capsys, "surface", "import", "--server", shlex.join(DEMO_CMD),
+                           "--name", "demo", "--out", str(out_dir))
+        assert code == 0 and json.loads(out)["servers"] == ["demo"]
+        assert (out_dir / "pins.json").exists()
+        code, out, _ = run(capsys, "audit", "--tools-json", str(out_dir / "tools.json"),
+                           "--format", "json", "--fail-on", "warning")
+        assert code == 1 and {f["tool"] for f in json.loads(out)} >= {"add_numbers",
+                                                                      "translate_text"}
+        code, out, _ = run(capsys, "mcp-tool", "--path", str(out_dir))
+        problems = json.loads(out)["validation"]["problems"]
+        assert code == 1 and any(p["field"] == "name" for p in problems)  # the Cyrillic name

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from surface_data import SEND, WEATHER, WireResolver
+
+from workbench.engine.conductor import Conductor
+from workbench.frames import (
+    DIFF_COLUMNS,
+    FINDINGS_COLUMNS,
+    TOOLS_COLUMNS,
+    diff_frame,
+    findings_frame,
+    tools_frame,
+)
+from workbench.surface.artifact import entry_to_wire
+from workbench.surface.audit import audit
+from workbench.surface.demo_server import TOOLS
+from workbench.surface.overlay import CuratedResolver
+
+
+class TestToolsFrame:
+    def test_surface_directory(self, make_surface):
+        frame = tools_frame(make_surface())
+        assert list(frame.columns) == TOOLS_COLUMNS
+        assert list(frame["name"]) == ["get_weather", "send_email"]
+        row = frame.iloc[0]
+        assert (row["parameters"], row["required"], row["source"]) == ("city, units", "city",
+                                                                       "surface")
+        assert frame["read_only"].tolist()[0] is True and str(frame["read_only"][1]) == "<NA>"
+
+    def test_registry_through_a_curated_overlay(self, make_surface, registry):
+        d = make_surface([dict(WEATHER, description="Curated.")])
+        CuratedResolver.from_dir(d, WireResolver([entry_to_wire(WEATHER),
+                                                  entry_to_wire(SEND)])).install(registry)
+        frame = tools_frame(registry)
+        assert list(frame["name"]) == ["get_weather", "oracle"]
+        assert frame.set_index("name").loc["get_weather", "description"] == "Curated."
+        assert frame.set_index("name").loc["oracle", "source"] == "in-process"
+
+
+class TestFindingsFrame:
+    def test_columns_and_sorting(self):
+        wires = [{"name": n, "title": t, "description": d, "inputSchema": s, "annotations": a}
+                 for n, (t, d, s, a, _) in TOOLS.items()]
+        findings = audit({"demo": wires})
+        frame = findings_frame(findings)
+        assert list(frame.columns) == FINDINGS_COLUMNS and len(frame) == len(findings)
+        sev = frame["severity"].tolist()
+        assert sev == sorted(sev, key=["high", "warning", "info"].index)
+        assert findings_frame([f.to_dict() for f in reversed(findings)]).equals(frame)
+
+
+class TestDiffFrame:
+    def test_two_surfaces(self, make_surface):
+        a = make_surface()
+        b = make_surface([dict(WEATHER, name="forecast"), dict(SEND, description="Other.")])
+        frame = diff_frame(a, b)
+        assert list(frame.columns) == DIFF_COLUMNS
+        assert frame[["item", "status"]].values.tolist() == [
+            ["get_weather -> forecast", "rename"], ["send_email", "drift"]]
+        assert frame.iloc[1]["a"] == "Send an email." and frame.iloc[1]["b"] == "Other."
+
+    def test_two_runs(self, config_dir, registry):
+        r1 = Conductor.from_config(config_dir, "oracle-grove", registry=registry).run(ticks=2)
+        r2 = Conductor.from_config(config_dir, "oracle-grove", registry=registry,
+                                   seed=8).run(ticks=2)
+        frame = diff_frame(r1, r2)
+        assert list(frame.columns) == DIFF_COLUMNS and len(frame) == len(r1.ledger)
+        assert frame.iloc[0]["status"] == "changed" and "payload" in frame.iloc[0]["fields"]
+        same = diff_frame(r1, r1)
+        assert set(same["status"]) == {"same"}
