@@ -57,3 +57,15 @@ def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
     assert set(denied["reason"]) == {"hidden by curation"}
     calls = runner.frames["calls"]
     assert calls.loc[calls["outcome"] == "ok", "tool"].tolist() == ["get_current_time"]
+
+
+def test_server_tools_become_grantable_after_a_run(workbench, servers_env):
+    editor = workbench.manifest_editor
+    editor.select("timekeeper")
+    assert editor.grant_boxes["echo"].description == "echo (not registered)"
+    workbench.runner.scenario_select.value = "watch-house"
+    workbench.runner.run_button.click()
+    assert workbench.runner.last_error is None, workbench.runner.last_error
+    assert editor.grant_boxes["echo"].description == "echo"
+    assert editor.grant_boxes["echo"].value
+    assert "get-sum" in editor.grant_boxes and not editor.grant_boxes["get-sum"].value

@@ -80,6 +80,11 @@ def _field_of(key: str) -> str:
     return key.split(".", 1)[0].split("[", 1)[0]
 
 
+def _grant_label(tool: str, known: Any) -> str:
+    """A grant checkbox's label: the tool's name, flagged when no registry knows it."""
+    return tool if tool in known else f"{tool} (not registered)"
+
+
 class ManifestEditor(widgets.VBox):
     """Edit one agent's persona, grants, emitted and heard kinds, and schedule.
 
@@ -179,8 +184,15 @@ class ManifestEditor(widgets.VBox):
         self.grant_boxes[tool].value = granted
 
     def refresh_tools(self) -> None:
-        """Rebuild the grant checkboxes from the tools the registries know now."""
-        self._build_grants(self.manifest.tools)
+        """Rebuild the grant checkboxes from the tools the registries know now.
+
+        Does nothing when the set of tools is unchanged, so ticked boxes of an edit that
+        is not valid yet are left alone.
+        """
+        known = set(self.session.known_tools())
+        wanted = {t: _grant_label(t, known) for t in known | set(self.manifest.tools)}
+        if wanted != {t: box.description for t, box in self.grant_boxes.items()}:
+            self._build_grants(self.manifest.tools)
 
     def save(self) -> Path:
         """Write the live manifest to its YAML file atomically and check the round trip.
@@ -247,10 +259,9 @@ class ManifestEditor(widgets.VBox):
             self._loading = loading
 
     def _add_grant_box(self, tool: str, value: bool = False) -> None:
-        known = tool in self.session.known_tools()
         box = widgets.Checkbox(
             value=value, indent=False,
-            description=tool if known else f"{tool} (not registered)",
+            description=_grant_label(tool, self.session.known_tools()),
             tooltip=self.session.describe_tool(tool) or "no registry knows this tool",
         )
         box.observe(self._on_edit, names=["value"])

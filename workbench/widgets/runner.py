@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
@@ -59,6 +60,8 @@ class ScenarioRunner(widgets.VBox):
         self.error_area = ErrorArea()
         self._last_percent = -1
         self._chosen_transport = TRANSPORTS[0]
+        #: Called with each finished run's result (the Workbench refreshes the grants).
+        self.after_run: list[Callable[[RunResult], None]] = []
 
         self.scenario_select = widgets.Dropdown(options=names, value=scenario or names[0],
                                                 description="Scenario")
@@ -133,6 +136,8 @@ class ScenarioRunner(widgets.VBox):
         self.progress.value = self.progress.max
         self.progress.bar_style = "success"
         self._show_result(result, elapsed)
+        for callback in self.after_run:
+            callback(result)
         return result
 
     # -- display ----------------------------------------------------------------------

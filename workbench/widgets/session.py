@@ -127,19 +127,25 @@ class Session:
         return registry
 
     def known_tools(self) -> list[str]:
-        """Every tool a grant can name: in-process, plus MCP ones once MCP is in use."""
+        """Every tool a grant can name: in-process, plus MCP ones once their servers run."""
         names = set(self.registry.known_tools())
         if self._mcp_registry is not None:
             names.update(self._mcp_registry.known_tools())
+        for resolver in self._server_resolvers.values():
+            names.update(resolver.tool_names())
         return sorted(names)
 
     def describe_tool(self, name: str) -> str:
-        """A tool's description as agents read it ("" when no registry knows it)."""
+        """A tool's description as the server or registry gives it ("" when none knows it)."""
         for registry in (self.registry, self._mcp_registry):
             if registry is not None:
                 specs = registry.describe([name])
                 if specs:
                     return specs[0].description
+        for resolver in self._server_resolvers.values():
+            spec = resolver.get_spec(name)
+            if spec is not None:
+                return spec.description
         return ""
 
     def close(self) -> None:

@@ -47,6 +47,8 @@ class Workbench(widgets.Tab):
         cast = session.config.scenario(self.runner.scenario_select.value).cast
         self.manifest_editor = ManifestEditor(session, cast[0] if cast else None)
         self.surface_editor = _surface_editor(session)
+        # A run may start MCP servers whose tools then become grantable in the editor.
+        self.runner.after_run.append(lambda _result: self.manifest_editor.refresh_tools())
         tabs: list[tuple[str, widgets.Widget]] = [("Manifests", self.manifest_editor)]
         if self.surface_editor is not None:
             tabs.append(("Surfaces", self.surface_editor))
