@@ -84,6 +84,12 @@ def server_children(marker: str, parent: int | None = None) -> set[int]:
     return found
 
 
+def stdio_oracle_servers() -> set[int]:
+    """Live children running the built-in server over stdio (not the ``--http`` one)."""
+    return {pid for pid in server_children("workbench.tools.mcp_server")
+            if "--http" not in _cmdline(pid)}
+
+
 #: Server pids that session-scoped fixtures own (checked when those fixtures close).
 SESSION_SERVERS: set[int] = set()
 

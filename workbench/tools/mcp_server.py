@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -79,15 +80,17 @@ def _mcp_tool(tool: Mapping[str, Any]) -> Any:
         }
         annotations = ToolAnnotations(**fields)
     spec = Tool.from_function(
-        _reporting_errors(tool["run"]),
+        _as_call_result(tool["run"]),
         name=tool["name"],
         title=tool.get("title"),
         description=tool["description"],
         annotations=annotations,
-        structured_output=tool.get("output_schema") is not None,
+        # The wrapper builds the result itself; the SDK must not derive an output model
+        # from the function's return annotation (a bare ``dict`` cannot be one).
+        structured_output=False,
     )
-    # The SDK derives schemas from the signature (with pydantic titles and all); advertise
-    # the registry's own schemas instead, so validation is the same on both transports.
+    # The SDK derives the input schema from the signature (pydantic titles and all);
+    # advertise the registry's own schemas, so validation is the same on both transports.
     if tool.get("input_schema") is not None:
         spec.parameters = dict(tool["input_schema"])
     if tool.get("output_schema") is not None:
@@ -95,22 +98,30 @@ def _mcp_tool(tool: Mapping[str, Any]) -> Any:
     return spec
 
 
-def _reporting_errors(run: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
-    """Wrap ``run`` so its exception becomes an isError result carrying the message.
+def _as_call_result(run: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
+    """Wrap ``run`` so it answers with a ``CallToolResult``, as the registry would record it.
 
-    The SDK hides the text of an unexpected exception from clients; the in-process
-    registry records ``str(exc)``, and the two transports must record the same thing.
+    A result becomes ``structuredContent`` (plus the same JSON as text, for clients that
+    read only content). An exception becomes an ``isError`` result carrying its message:
+    the SDK would hide the text of an unexpected exception, but the in-process registry
+    records ``str(exc)``, and both transports must record the same thing.
     """
 
     @functools.wraps(run)  # the signature (followed via __wrapped__) builds the arg model
     def call(**params: Any) -> Any:
-        try:
-            return run(**params)
-        except Exception as exc:
-            from mcp.types import CallToolResult, TextContent
+        from mcp.types import CallToolResult, TextContent
 
-            message = str(exc) or type(exc).__name__
-            return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+        try:
+            result = run(**params)
+        except Exception as exc:
+            text = str(exc) or type(exc).__name__
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        if not isinstance(result, dict):
+            text = f"returned {type(result).__name__}; a tool must return a JSON object (dict)"
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        text = json.dumps(result, indent=2, ensure_ascii=False)
+        return CallToolResult(content=[TextContent(type="text", text=text)],
+                              structured_content=result)
 
     return call
 
