@@ -49,7 +49,8 @@ from typing import Any
 
 from workbench.tools.registry import TOOL_NAME_RE
 
-__all__ = ["SEVERITIES", "Finding", "audit", "at_or_above", "phantom_params", "tool_texts"]
+__all__ = ["SEVERITIES", "Finding", "audit", "at_or_above", "phantom_params", "tool_texts",
+           "visible"]
 
 #: Severities, lowest first.
 SEVERITIES = ("info", "warning", "high")
@@ -103,8 +104,12 @@ _CLASS_OF = (
 )
 
 
-def _visible(text: str) -> str:
-    """``text`` with every invisible or control character spelled as an escape."""
+def visible(text: str) -> str:
+    """``text`` with every invisible or control character spelled as an escape.
+
+    Use it before printing anything a server wrote to a terminal: an escape sequence in a
+    tool name could otherwise rewrite the screen.
+    """
     return _SUSPECT.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) < 0x10000
                         else f"\\U{ord(m.group()):08x}", text)
 
@@ -112,7 +117,7 @@ def _visible(text: str) -> str:
 def _excerpt(text: str, start: int, end: int, pad: int = 40) -> str:
     lo, hi = max(0, start - pad), min(len(text), end + pad)
     core = " ".join(text[lo:hi].split())
-    return _visible(("…" if lo else "") + core + ("…" if hi < len(text) else ""))[:200]
+    return visible(("…" if lo else "") + core + ("…" if hi < len(text) else ""))[:200]
 
 
 def _hidden(text: str) -> list[tuple[str, str, str]]:
@@ -333,7 +338,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
 
     # Names: the spec rule, collisions, look-alikes.
     if not TOOL_NAME_RE.match(name):
-        add("name.invalid", "high", "name", f"{_visible(name)!r} breaks the MCP rule "
+        add("name.invalid", "high", "name", f"{visible(name)!r} breaks the MCP rule "
             f"[A-Za-z0-9_.-]{{1,128}}")
     owners = servers_of.get(name, [])
     others = sorted({s for s in owners if s != srv})
@@ -345,8 +350,8 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             f"times by {srv}")
     twins = sorted(skeletons.get(_skeleton(name), set()) - {name})
     if twins:
-        add("name.confusable", "warning", "name", f"{_visible(name)!r} looks like "
-            f"{', '.join(repr(_visible(t)) for t in twins)}")
+        add("name.confusable", "warning", "name", f"{visible(name)!r} looks like "
+            f"{', '.join(repr(visible(t)) for t in twins)}")
     if not tool.get("annotations"):
         add("hints.missing", "info", "annotations", "no annotations: every call needs "
             "approval (treated as destructive)")

@@ -97,6 +97,10 @@ def _print_json(value: Any) -> None:
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    from workbench.surface.audit import visible
+
+    # Names and text come from untrusted servers: never print their escape codes raw.
+    rows = [tuple(visible(cell) for cell in row) for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
     print(line.format(*header).rstrip())
