@@ -289,6 +289,17 @@ class TestEnvGate:
                              check=True)
         assert out.stdout.strip() == "False"
 
+    def test_bare_python_means_this_interpreter_and_names_are_derived(self):
+        conn = MCPConnection("python -m mcp_server_time")
+        assert conn.argv == [sys.executable, "-m", "mcp_server_time"]
+        assert conn.name == "mcp_server_time" and conn.label == "stdio:mcp_server_time"
+        node = MCPConnection("node external/node_modules/@x/server-everything/dist/index.js stdio")
+        assert node.name == "server-everything"
+        assert MCPConnection("/opt/bin/mcp-server-time --local-timezone UTC").name == (
+            "mcp-server-time")
+        assert MCPConnection("http://127.0.0.1:8765/mcp").label == "http:127.0.0.1:8765"
+        assert not conn.connected and conn.connects == 0  # nothing started yet
+
     def test_a_server_that_cannot_start_is_a_transport_error_that_says_what_to_do(self, tmp_path):
         conn = MCPConnection(["/nonexistent/mcp-server", "--flag"], log_dir=tmp_path)
         with pytest.raises(ToolCallError) as caught:

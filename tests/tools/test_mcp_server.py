@@ -95,6 +95,16 @@ class TestStreamableHttp:
             assert conn.call_tool("oracle", {"seed": "noon"}) == oracle("noon")
             assert conn.server_name == "workbench"
 
+    def test_workbench_serve_takes_the_same_arguments(self):
+        import argparse
+
+        from workbench.tools.mcp_server import register, serve
+
+        parser = argparse.ArgumentParser(prog="workbench")
+        register(parser.add_subparsers())
+        args = parser.parse_args(["serve", "--http", "8765"])
+        assert (args.func, args.http, args.host) == (serve, 8765, "127.0.0.1")
+
     def test_help_names_both_transports(self):
         out = subprocess.run([sys.executable, "-m", "workbench.tools.mcp_server", "--help"],
                              capture_output=True, text=True, check=True).stdout

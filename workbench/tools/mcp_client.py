@@ -94,7 +94,8 @@ class MCPConnection:
 
     Args:
         target: A stdio command line (a string, split like a shell would, or an argv
-            list) or an ``http://`` / ``https://`` URL of a Streamable HTTP endpoint.
+            list) or an ``http://`` / ``https://`` URL of a Streamable HTTP endpoint. A
+            bare ``python``/``python3`` command means this interpreter (``sys.executable``).
         name: Short server name for labels and logs (derived from the target if None).
         timeout: Seconds a call waits for its reply before it fails with ``timeout``.
         connect_timeout: Seconds to start the server and finish the handshake.
@@ -137,6 +138,10 @@ class MCPConnection:
                     "empty MCP server command; give a command line such as "
                     "'python -m workbench.tools.mcp_server' or an http(s) URL",
                 )
+            if argv[0] in ("python", "python3"):
+                # A bare "python" in MCP_SERVERS or a scenario means the Python running the
+                # workbench (its venv has the servers installed), not whatever is on PATH.
+                argv[0] = sys.executable
             self.transport = "stdio"
             self.url = None
             self.argv = argv

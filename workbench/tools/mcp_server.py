@@ -14,6 +14,7 @@ Example:
 
         python -m workbench.tools.mcp_server
         python -m workbench.tools.mcp_server --http 8765
+        workbench serve --http 8765   # the same, once cli.EXTENSIONS lists this module
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from workbench.tools.builtins import BUILTIN_TOOLS
 if TYPE_CHECKING:  # the SDK costs over a second to import; only pay for it when serving
     from mcp.server import MCPServer
 
-__all__ = ["SERVER_NAME", "build_server", "main"]
+__all__ = ["SERVER_NAME", "build_server", "main", "register", "serve"]
 
 #: The name the server reports in its handshake.
 SERVER_NAME = "workbench"
@@ -139,15 +140,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m workbench.tools.mcp_server",
         description="Serve the workbench's built-in tools over MCP (stdio by default).",
     )
-    parser.add_argument(
-        "--http", type=int, metavar="PORT",
-        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio",
+    _add_arguments(parser)
+    return serve(parser.parse_args(argv))
+
+
+def register(subparsers: Any) -> None:
+    """Add ``workbench serve [--http PORT]`` to the CLI (an entry of ``cli.EXTENSIONS``)."""
+    parser = subparsers.add_parser(
+        "serve", help="serve the built-in tools over MCP (stdio; --http PORT for HTTP)",
+        description="Serve the workbench's built-in tools over MCP (stdio by default).",
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1",
-        help="interface for --http (default 127.0.0.1; anything else exposes the tools)",
-    )
-    args = parser.parse_args(argv)
+    _add_arguments(parser)
+    parser.set_defaults(func=serve)
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the server for parsed arguments (``http`` and ``host``); blocks until it stops."""
     server = build_server()
     names = ", ".join(t["name"] for t in BUILTIN_TOOLS)
     # One line on stderr per start: the client's per-connection log shows every spawn.
@@ -160,6 +168,17 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"tools: {names}", file=sys.stderr, flush=True)
         server.run("streamable-http", host=args.host, port=args.http)
     return 0
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--http", type=int, metavar="PORT",
+        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1",
+        help="interface for --http (default 127.0.0.1; anything else exposes the tools)",
+    )
 
 
 if __name__ == "__main__":
