@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,8 @@ def widget_states(widget) -> list[dict]:
 
 def state_size(widget) -> int:
     return len(json.dumps(widget_states(widget), default=str))
+
+
+def cells(html: str) -> list[str]:
+    """The text of every body cell of the tables in ``html``, in order."""
+    return re.findall(r"<td[^>]*>(.*?)</td>", html)

@@ -17,7 +17,7 @@ import ipywidgets as widgets
 
 from workbench.contracts.events import Event
 from workbench.frames import events_of, ledger_frame
-from workbench.widgets._util import ErrorArea, guarded, show
+from workbench.widgets._util import ErrorArea, guarded, show, table_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -179,7 +179,7 @@ class LedgerView(widgets.VBox):
         frame["hash"] = frame["hash"].str.slice(0, 12)
         if not self.show_payload.value:
             frame = frame.drop(columns=["payload"])
-        show(self.table, frame.to_html(index=False, classes="wb-ledger", border=0))
+        show(self.table, table_html(frame, "wb-ledger", wrap=("summary", "payload")))
 
     # -- callbacks --------------------------------------------------------------------
     @guarded

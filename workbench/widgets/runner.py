@@ -19,7 +19,7 @@ import ipywidgets as widgets
 from workbench.engine.conductor import Conductor, RunResult
 from workbench.errors import ConfigError
 from workbench.frames import calls_frame, violations_frame
-from workbench.widgets._util import ErrorArea, guarded, show
+from workbench.widgets._util import ErrorArea, guarded, show, table_html
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.session import TRANSPORTS, Session
 
@@ -200,7 +200,7 @@ def _show_table(output: widgets.Output, frame: pd.DataFrame, css: str, empty: st
         show(output, f"<p><i>{html.escape(empty)}</i></p>")
         return
     shown = frame.head(MAX_TABLE_ROWS)
-    parts = [shown.to_html(index=False, classes=css, border=0)]
+    parts = [table_html(shown, css, wrap=("params", "detail"))]
     if len(frame) > len(shown):
         parts.append(f"<p><i>first {len(shown):,} of {len(frame):,} rows; the runner's "
                      f"<code>frames</code> hold them all</i></p>")

@@ -24,7 +24,7 @@ from workbench.surface.artifact import entry_from_wire, load_pins, load_policy, 
 from workbench.surface.audit import audit
 from workbench.surface.edits import apply, apply_edits, schema_changes
 from workbench.surface.validate import validate
-from workbench.widgets._util import ErrorArea, guarded, problem_html, show
+from workbench.widgets._util import ErrorArea, guarded, problem_html, show, table_html
 from workbench.widgets.session import Session
 
 __all__ = ["SurfaceEditor"]
@@ -330,8 +330,8 @@ class SurfaceEditor(widgets.VBox):
         original = audit({pin["server"]: [pin["wire"]]}) if pin else []
         parts: list[Any] = []
         if curated:
-            parts.append(findings_frame(curated).to_html(index=False, classes="wb-findings",
-                                                         border=0))
+            parts.append(table_html(findings_frame(curated), "wb-findings",
+                                    wrap=("evidence",)))
         else:
             parts.append("<p><i>no findings in the text agents read</i></p>")
         if pin:
@@ -345,16 +345,13 @@ class SurfaceEditor(widgets.VBox):
             show(self.diff_output, "<p><i>no pin for this tool: import the surface from its "
                  "server (<code>workbench surface import</code>) to compare</i></p>")
             return
-        original = entry_from_wire(pin["wire"])
-        rows = _text_rows(original, entry)
-        body = "".join(
-            f"<tr><td>{html.escape(field)}</td><td>{html.escape(a)}</td>"
-            f"<td>{html.escape(b)}</td><td>{'changed' if a != b else ''}</td></tr>"
-            for field, a, b in rows)
-        show(self.diff_output,
-             f'<table class="wb-diff"><thead><tr><th>field</th><th>server '
-             f'({html.escape(pin["server"])})</th><th>curated</th><th></th></tr></thead>'
-             f"<tbody>{body}</tbody></table>")
+        import pandas as pd
+
+        server = f"server ({pin['server']})"
+        rows = [(field, a, b, "changed" if a != b else "")
+                for field, a, b in _text_rows(entry_from_wire(pin["wire"]), entry)]
+        frame = pd.DataFrame(rows, columns=["field", server, "curated", ""])
+        show(self.diff_output, table_html(frame, "wb-diff", wrap=(server, "curated")))
 
     # -- callbacks --------------------------------------------------------------------
     @guarded
