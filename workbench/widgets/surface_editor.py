@@ -37,12 +37,13 @@ _FIELD_OF_KIND = {"add": "exposed", "remove": "exposed", "description": "descrip
 _HIDDEN = " (hidden)"
 
 
-class _Invalid(Exception):
+class _Invalid(WorkbenchError):
     """A field's text cannot become an edit (bad JSON); shown next to the field."""
 
     def __init__(self, field: str, problem: str):
         self.field = field
         self.problem = problem
+        super().__init__(f"{field}: {problem}")
 
 
 class SurfaceEditor(widgets.VBox):
@@ -151,7 +152,7 @@ class SurfaceEditor(widgets.VBox):
         """The edits the fields hold now, against tools.json (none when unchanged).
 
         Raises:
-            _Invalid: a JSON field does not parse.
+            WorkbenchError: a JSON field does not parse (the message names the field).
         """
         entry = self._entry()
         tool = self.tool
@@ -257,7 +258,7 @@ class SurfaceEditor(widgets.VBox):
     def _entry(self) -> dict[str, Any] | None:
         return next((t for t in self._tools if t["name"] == self.tool), None)
 
-    def _load_tool(self, keep: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    def _load_tool(self, keep: frozenset[str] | set[str] = frozenset()) -> None:
         """Fill the fields from tools.json, except the ``keep`` ones (refused edits)."""
         entry = self._entry()
         pin = self._pins.get(self.tool)
