@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import os
 import platform
 import socket
 import statistics
@@ -80,32 +82,42 @@ def stdio_target() -> Any:
     from mcp.client.stdio import stdio_client
 
     cmd = oracle_server_command()
-    errlog = open(Path(__file__).resolve().parent / "results" / "raw-stdio.log", "a")  # noqa: SIM115
+    errlog = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the benchmark
     return stdio_client(StdioServerParameters(command=cmd[0], args=cmd[1:]), errlog=errlog)
 
 
-def per_call(registry: ToolRegistry, raw: RawClient, n: int, rounds: int) -> dict[str, Any]:
+def per_call(registry: ToolRegistry, raw: RawClient, block: int, rounds: int) -> dict[str, Any]:
+    """Alternate small blocks of calls (ours, raw; then raw, ours) so noise hits both."""
     ours: list[float] = []
     sdk: list[float] = []
+    seeds = itertools.count()
 
-    async def raw_round(count: int, offset: int) -> list[float]:
-        out = []
-        for i in range(count):
+    async def raw_block() -> None:
+        for _ in range(block):
+            seed = f"s{next(seeds)}"
             started = time.perf_counter()
-            await raw.client.call_tool("oracle", {"seed": f"s{offset + i}"})
-            out.append(time.perf_counter() - started)
-        return out
+            await raw.client.call_tool("oracle", {"seed": seed})
+            sdk.append(time.perf_counter() - started)
+
+    def our_block() -> None:
+        for _ in range(block):
+            seed = f"s{next(seeds)}"
+            started = time.perf_counter()
+            registry.call("bench", Grants, "oracle", {"seed": seed})
+            ours.append(time.perf_counter() - started)
 
     # Warm both paths (first-call imports, caches) before measuring.
-    for i in range(20):
-        registry.call("bench", Grants, "oracle", {"seed": f"w{i}"})
-    raw.run(raw_round(20, 0))
+    our_block()
+    raw.run(raw_block())
+    ours.clear()
+    sdk.clear()
     for r in range(rounds):
-        for i in range(n):
-            started = time.perf_counter()
-            registry.call("bench", Grants, "oracle", {"seed": f"s{r * n + i}"})
-            ours.append(time.perf_counter() - started)
-        sdk.extend(raw.run(raw_round(n, r * n)))
+        if r % 2:
+            raw.run(raw_block())
+            our_block()
+        else:
+            our_block()
+            raw.run(raw_block())
     med_ours, med_sdk = statistics.median(ours), statistics.median(sdk)
     return {
         "calls_each": len(ours),
@@ -203,7 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer calls, for a smoke run")
     args = parser.parse_args()
-    n, rounds, flight, starts = (50, 2, 80, 2) if args.quick else (300, 3, 800, 5)
+    block, rounds, flight, starts = (10, 6, 80, 2) if args.quick else (10, 80, 800, 5)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {
         "machine": {"python": platform.python_version(), "cpus": _cpus(),
@@ -217,7 +229,7 @@ def main() -> None:
     registry.attach(resolver)
     raw = RawClient(stdio_target())
     try:
-        results["stdio"] = per_call(registry, raw, n, rounds)
+        results["stdio"] = per_call(registry, raw, block, rounds)
         results["stdio_in_flight"] = in_flight(registry, resolver.connections[0], raw, flight)
     finally:
         raw.close()
@@ -231,7 +243,7 @@ def main() -> None:
         registry.attach(resolver)
         raw = RawClient(url)
         try:
-            results["http"] = per_call(registry, raw, n, rounds)
+            results["http"] = per_call(registry, raw, block, rounds)
             results["http_in_flight"] = in_flight(
                 registry, resolver.connections[0], raw, flight)
         finally:
@@ -268,8 +280,6 @@ def report(r: dict[str, Any]) -> None:
 
 
 def _cpus() -> int:
-    import os
-
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 

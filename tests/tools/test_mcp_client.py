@@ -300,6 +300,17 @@ class TestEnvGate:
         assert MCPConnection("http://127.0.0.1:8765/mcp").label == "http:127.0.0.1:8765"
         assert not conn.connected and conn.connects == 0  # nothing started yet
 
+    def test_configuration_mistakes_are_config_errors_that_say_what_to_do(self):
+        from workbench.errors import ConfigError
+        from workbench.tools.mcp_client import mcp_resolver_from_env
+
+        with pytest.raises(ConfigError, match="WORKBENCH_MCP_TIMEOUT: 'soon' is not a number"):
+            mcp_resolver_from_env({"MCP_ORACLE": "1", "WORKBENCH_MCP_TIMEOUT": "soon"})
+        with pytest.raises(ConfigError, match="neither MCP_SERVERS nor MCP_ORACLE=1 is set"):
+            mcp_resolver_from_env({"MCP_ORACLE": "0"})
+        with pytest.raises(ConfigError, match="command: it is empty"):
+            MCPConnection("   ")
+
     def test_a_server_that_cannot_start_is_a_transport_error_that_says_what_to_do(self, tmp_path):
         conn = MCPConnection(["/nonexistent/mcp-server", "--flag"], log_dir=tmp_path)
         with pytest.raises(ToolCallError) as caught:

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from workbench.errors import ToolCallError, ToolNotFound
+from workbench.errors import ConfigError, ToolCallError, ToolNotFound, WorkbenchError
 from workbench.tools.registry import ToolSpec
 
 __all__ = [
@@ -133,9 +133,8 @@ class MCPConnection:
         else:
             argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
             if not argv:
-                raise ToolCallError(
-                    "transport_error",
-                    "empty MCP server command; give a command line such as "
+                raise ConfigError(
+                    "MCP server", "command", "it is empty; give a command line such as "
                     "'python -m workbench.tools.mcp_server' or an http(s) URL",
                 )
             if argv[0] in ("python", "python3"):
@@ -247,7 +246,8 @@ class MCPConnection:
 
         Each is ``{"server", "cause", "added", "removed", "changed"}`` with sorted tool
         names; ``cause`` is ``list_changed`` (the server notified; recorded even when the
-        re-list shows no difference) or ``reconnect`` (recorded only when the list differs).
+        re-list shows no difference), ``reconnect`` or ``refresh`` (:meth:`refresh_tools`;
+        these two are recorded only when the list differs).
         """
         out = []
         while self._changes:
@@ -305,7 +305,7 @@ class MCPConnection:
         loop = self._start_loop()
         if threading.current_thread() is self._thread:
             coro.close()
-            raise RuntimeError(
+            raise WorkbenchError(
                 f"{self.label}: a sync call from the connection's own loop would deadlock; "
                 f"use 'await conn.acall_tool(...)' there"
             )
@@ -483,41 +483,48 @@ class MCPConnection:
     async def _arefresh(self) -> None:
         client = await self._session()
         listing = await client.list_tools()
-        self._absorb(listing.tools, "list_changed")
+        self._absorb(listing.tools, "refresh")
 
     async def _acall(self, name: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-        from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-
-        client = await self._session()
+        # Hot path: a live session needs no lock (only a (re)connect takes it).
+        client = self._client
+        if client is None:
+            client = await self._session()
         try:
             result = await client.call_tool(name, params, read_timeout_seconds=timeout)
-        except MCPError as exc:
-            code = exc.error.code
-            if code == REQUEST_TIMEOUT:
-                raise ToolCallError(
-                    "timeout",
-                    f"no reply within {timeout:g} s (the call was cancelled; the session is "
-                    f"still open, so retry or allow a longer timeout)",
-                    name,
-                ) from None
-            if code == CONNECTION_CLOSED:
-                raise self._lost(client, name, exc) from None
-            raise ToolCallError(
-                "protocol_error", f"{exc.error.message} (JSON-RPC error {code})", name
-            ) from None
-        except RuntimeError as exc:
-            if self._client is client and "structured content" in str(exc):
-                # The SDK re-checks results against the advertised output schema.
-                raise ToolCallError("protocol_error", str(exc), name) from None
-            raise self._lost(client, name, exc) from None
-        except Exception as exc:  # HTTP failures and the like: the transport is gone
-            raise self._lost(client, name, exc) from None
+        except Exception as exc:
+            raise self._call_error(client, name, exc, timeout) from None
         if result.is_error:
             raise ToolCallError("tool_error", _error_text(result.content), name)
         if result.structured_content is not None:
             return dict(result.structured_content)
         return {"content": [_block(b) for b in result.content]}
+
+    def _call_error(self, client: Any, name: str, exc: Exception, timeout: float
+                    ) -> ToolCallError:
+        """Map what the SDK raised to the ledger's error kinds."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        if isinstance(exc, MCPError):
+            code = exc.error.code
+            if code == REQUEST_TIMEOUT:
+                return ToolCallError(
+                    "timeout",
+                    f"no reply within {timeout:g} s (the call was cancelled; the session is "
+                    f"still open, so retry or allow a longer timeout)",
+                    name,
+                )
+            if code == CONNECTION_CLOSED:
+                return self._lost(client, name, exc)
+            return ToolCallError("protocol_error", f"{exc.error.message} (JSON-RPC error {code})",
+                                 name)
+        if isinstance(exc, RuntimeError) and self._client is client and (
+                "structured content" in str(exc)):
+            # The SDK re-checks results against the advertised output schema.
+            return ToolCallError("protocol_error", str(exc), name)
+        # HTTP failures, broken pipes and the like: the transport is gone.
+        return self._lost(client, name, exc)
 
     def _lost(self, client: Any, tool: str, exc: BaseException) -> ToolCallError:
         """Mark the session dead so the next call starts a fresh one."""
@@ -730,7 +737,8 @@ def mcp_resolver_from_env(env: Mapping[str, str] | None = None) -> MCPResolver:
 
     Raises:
         ToolCallError: ``transport_error`` if a server cannot be started or reached.
-        ValueError: neither variable asks for a server.
+        ConfigError: neither variable asks for a server, or WORKBENCH_MCP_TIMEOUT is not
+            a number.
     """
     env = os.environ if env is None else env
     timeout = _float_env(env, "WORKBENCH_MCP_TIMEOUT", DEFAULT_TIMEOUT)
@@ -741,9 +749,9 @@ def mcp_resolver_from_env(env: Mapping[str, str] | None = None) -> MCPResolver:
         connections = [MCPConnection(oracle_server_command(), name="workbench",
                                      timeout=timeout, env=_python_env(env), trusted=True)]
     else:
-        raise ValueError(
-            "neither MCP_SERVERS nor MCP_ORACLE=1 is set; set one to use MCP, or use the "
-            "in-process registry (default_tool_registry())"
+        raise ConfigError(
+            "environment", "MCP_SERVERS", "neither MCP_SERVERS nor MCP_ORACLE=1 is set; set "
+            "one to use MCP, or use the in-process registry (default_tool_registry())"
         )
     return MCPResolver(connections).connect()
 
@@ -874,8 +882,8 @@ def _float_env(env: Mapping[str, str], key: str, default: float) -> float:
     try:
         return float(raw)
     except ValueError:
-        raise ValueError(
-            f"{key}={raw!r} is not a number of seconds; unset it or give e.g. 30"
+        raise ConfigError(
+            "environment", key, f"{raw!r} is not a number of seconds; unset it or give e.g. 30"
         ) from None
 
 
