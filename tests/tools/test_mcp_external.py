@@ -3,7 +3,6 @@ from a scenario's ``servers:`` section, with their results and failures on the l
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import sys
 import time
@@ -66,12 +65,13 @@ def config(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> ConfigT
     shutil.copytree(repo_root / "config", root)
     (root / "agents" / "clock-reader.yaml").write_text(CLOCK_READER)
     (root / "agents" / "crier.yaml").write_text(CRIER)
-    python = shlex.quote(sys.executable)
+    # As a scenario author writes them: a bare "python" (this interpreter) and a path
+    # relative to the project directory (the resolver's cwd).
     (root / "scenarios" / "clock-tower.yaml").write_text(
-        scenario("clock-tower", "clock-reader", "time", f"{python} -m mcp_server_time"))
+        scenario("clock-tower", "clock-reader", "time", "python -m mcp_server_time"))
+    everything = EVERYTHING.relative_to(repo_root)
     (root / "scenarios" / "crier-square.yaml").write_text(
-        scenario("crier-square", "crier", "everything",
-                 f"node {shlex.quote(str(EVERYTHING))} stdio"))
+        scenario("crier-square", "crier", "everything", f"node {everything} stdio"))
     return ConfigTree.load(root)
 
 
@@ -82,8 +82,10 @@ def run_with_servers(config: ConfigTree, name: str, resolver, ticks: int = 2):
 
 
 class TestMcpServerTime:
-    def test_structured_result_and_a_bad_timezone_on_the_ledger(self, config):
-        with resolver_for_servers(config.scenario("clock-tower").servers) as resolver:
+    def test_structured_result_and_a_bad_timezone_on_the_ledger(self, config, repo_root):
+        servers = config.scenario("clock-tower").servers
+        with resolver_for_servers(servers, cwd=repo_root) as resolver:
+            assert resolver.connections[0].argv[0] == sys.executable
             assert resolver.transport_label("get_current_time") == "stdio:time"
             result = run_with_servers(config, "clock-tower", resolver)
         oslo, mars = (e.payload for e in result.ledger.of_kind("tool.called"))
@@ -96,8 +98,9 @@ class TestMcpServerTime:
 
 
 @pytest.fixture(scope="module")
-def everything(config: ConfigTree, node: str):
-    with resolver_for_servers(config.scenario("crier-square").servers) as resolver:
+def everything(config: ConfigTree, node: str, repo_root: Path):
+    servers = config.scenario("crier-square").servers
+    with resolver_for_servers(servers, cwd=repo_root) as resolver:
         yield resolver
 
 

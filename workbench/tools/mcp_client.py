@@ -756,13 +756,22 @@ def mcp_resolver_from_env(env: Mapping[str, str] | None = None) -> MCPResolver:
     return MCPResolver(connections).connect()
 
 
-def resolver_for_servers(specs: Iterable[Any], *, timeout: float = DEFAULT_TIMEOUT) -> MCPResolver:
+def resolver_for_servers(
+    specs: Iterable[Any],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: str | os.PathLike[str] | None = None,
+    log_dir: str | os.PathLike[str] | None = None,
+) -> MCPResolver:
     """Start a scenario's ``servers:`` and return a connected resolver over them.
 
     Args:
         specs: :class:`~workbench.contracts.scenario.ServerSpec` objects (anything with
             ``name``, ``target`` and ``trusted``), in priority order.
         timeout: Per-call timeout in seconds.
+        cwd: Working directory of stdio servers, so relative paths in their commands
+            resolve against it (the project directory); this process's when None.
+        log_dir: Directory for the per-connection logs (:func:`default_log_dir` if None).
 
     Returns:
         The resolver; call :meth:`MCPResolver.close` when the run is over.
@@ -771,7 +780,7 @@ def resolver_for_servers(specs: Iterable[Any], *, timeout: float = DEFAULT_TIMEO
         ToolCallError: ``transport_error`` if a server cannot be started or reached.
     """
     connections = [
-        MCPConnection(spec.target, name=spec.name, timeout=timeout,
+        MCPConnection(spec.target, name=spec.name, timeout=timeout, cwd=cwd, log_dir=log_dir,
                       trusted=bool(getattr(spec, "trusted", False)))
         for spec in specs
     ]
