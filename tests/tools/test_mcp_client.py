@@ -17,7 +17,7 @@ import pytest
 from mcp_helpers import FLAKY, alive, flaky_requests, wait_gone
 
 from workbench.contracts.scenario import ServerSpec
-from workbench.errors import CapabilityViolation, ToolCallError, ToolNotFound
+from workbench.errors import CapabilityViolation, ToolCallError, ToolNotFound, WorkbenchError
 from workbench.tools.builtins import default_tool_registry, oracle
 from workbench.tools.mcp_client import (
     MCPConnection,
@@ -94,6 +94,16 @@ class TestSession:
             return first, second
 
         assert asyncio.run(cell()) == ({"text": "a"}, {"text": "b"})
+
+    def test_on_the_connections_own_loop_await_works_and_sync_refuses(self, flaky):
+        async def on_its_loop():
+            result = await flaky.acall_tool("echo", {"text": "home"})
+            with pytest.raises(WorkbenchError, match="would deadlock"):
+                flaky.call_tool("echo", {"text": "blocked"})
+            return result
+
+        future = asyncio.run_coroutine_threadsafe(on_its_loop(), flaky.loop)
+        assert future.result(10) == {"text": "home"}
 
     def test_calls_from_many_threads_share_the_one_session(self, flaky):
         connects, pid = flaky.connects, pid_of(flaky)

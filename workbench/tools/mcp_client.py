@@ -238,6 +238,11 @@ class MCPConnection:
         Works from any event loop; the session still lives on the connection's own loop.
         """
         limit = self.timeout if timeout is None else timeout
+        if self._loop is not None and asyncio.get_running_loop() is self._loop:
+            # Already on the connection's loop (a callback, or code run there on purpose):
+            # no thread hop needed.
+            self._check_open()
+            return await self._acall(name, dict(params or {}), limit)
         future = self._submit(self._acall(name, dict(params or {}), limit))
         return await asyncio.wrap_future(future)
 
@@ -253,6 +258,15 @@ class MCPConnection:
         while self._changes:
             out.append(self._changes.popleft())
         return out
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The connection's own event loop (None before first use).
+
+        Coroutines running on it can ``await conn.acall_tool(...)`` without a thread hop;
+        never block it with the sync API.
+        """
+        return self._loop
 
     @property
     def connected(self) -> bool:
@@ -294,14 +308,20 @@ class MCPConnection:
         return f"<MCPConnection {self.label} {state} connects={self.connects}>"
 
     # -- the bridge between caller threads and the connection's loop ------------------
-    def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
+    def _check_open(self) -> None:
         if self._closed:
-            coro.close()
             raise ToolCallError(
                 "transport_error",
                 f"the connection to MCP server {self.name!r} is closed; create a new "
                 f"MCPConnection (or resolver) to talk to it again",
             )
+
+    def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
+        try:
+            self._check_open()
+        except ToolCallError:
+            coro.close()
+            raise
         loop = self._start_loop()
         if threading.current_thread() is self._thread:
             coro.close()
