@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from mcp_helpers import FLAKY, alive, flaky_requests, wait_gone
+from mcp_helpers import FLAKY, alive, flaky_requests, free_port, wait_for_port, wait_gone
 
 from workbench.contracts.scenario import ServerSpec
 from workbench.errors import CapabilityViolation, ToolCallError, ToolNotFound, WorkbenchError
@@ -177,6 +177,35 @@ class TestErrorKinds:
         assert flaky.log_path.read_text().count("session lost") >= 1
 
 
+class TestHttpReconnect:
+    def test_an_http_server_that_goes_away_and_comes_back(self, tmp_path):
+        port = free_port()
+        command = [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(port)]
+
+        def start() -> subprocess.Popen:
+            proc = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            wait_for_port(port, proc)
+            return proc
+
+        proc = start()
+        try:
+            with MCPConnection(f"http://127.0.0.1:{port}/mcp", log_dir=tmp_path) as conn:
+                assert conn.call_tool("oracle", {"seed": "a"}) == oracle("a")
+                proc.kill()
+                proc.wait(10)
+                for _ in range(2):  # the lost session, then a server that is not there
+                    with pytest.raises(ToolCallError) as caught:
+                        conn.call_tool("oracle", {"seed": "b"})
+                    assert caught.value.kind == "transport_error"
+                assert "All connection attempts failed" in caught.value.message
+                proc = start()
+                assert conn.call_tool("oracle", {"seed": "c"}) == oracle("c")
+        finally:
+            proc.kill()
+            proc.wait(10)
+
+
 class TestListChanged:
     def test_added_and_removed_tools_are_relisted_and_recorded(self, flaky):
         flaky.drain_changes()
@@ -332,13 +361,15 @@ class TestEnvGate:
 
 
 class TestClose:
-    def test_close_stops_the_server_and_is_idempotent(self, tmp_path):
-        with MCPConnection([sys.executable, str(FLAKY)], log_dir=tmp_path) as conn:
-            pid = pid_of(conn)
-            assert alive(pid)
+    """Last in the module on purpose: it closes the module's flaky connection."""
+
+    def test_close_stops_the_server_and_is_idempotent(self, flaky):
+        pid = pid_of(flaky)
+        assert alive(pid)
+        flaky.close()
         assert wait_gone(pid, timeout=1.0), "close() returned before the server was stopped"
-        conn.close()  # again: nothing happens
+        flaky.close()  # again: nothing happens
         with pytest.raises(ToolCallError, match="is closed"):
-            conn.call_tool("echo", {"text": "anyone?"})
-        assert "closed" in repr(conn)
-        assert conn.log_path.read_text().rstrip().endswith("closed")
+            flaky.call_tool("echo", {"text": "anyone?"})
+        assert "closed" in repr(flaky) and not flaky.connected
+        assert flaky.log_path.read_text().rstrip().endswith("closed")
