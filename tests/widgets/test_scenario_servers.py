@@ -1,6 +1,7 @@
 """A scenario with its own MCP servers and a curated surface, run from the widgets.
 
 Real external servers (mcp-server-time from PyPI, server-everything from npm): the
+server is not trusted, so its calls need approval (the runner's Approve field); the
 surface hides ``get-env``, so the timekeeper's call is refused; hiding ``echo`` too in
 the SurfaceEditor makes the next run refuse that call as well (get-env is never exposed:
 it would put the server's environment on the ledger).
@@ -8,8 +9,6 @@ it would put the server's environment on the ledger).
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,13 @@ pytestmark = [pytest.mark.external, pytest.mark.timeout(120)]
 
 
 @pytest.fixture
-def servers_env(monkeypatch: pytest.MonkeyPatch, repo_root: Path) -> None:
+def servers_env(config_dir: Path, repo_root: Path) -> None:
     everything = repo_root / "external/node_modules/@modelcontextprotocol/server-everything"
     if not everything.is_dir():
         pytest.fail("server-everything is not installed: run `make node`")
-    # The scenario's commands say `python` and a path under external/: run them as the
-    # project does, from the repo root with this interpreter first on PATH.
-    monkeypatch.chdir(repo_root)
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    # Server commands run from the project directory (the config copy's parent) and
+    # name external/node_modules/... relative to it.
+    (config_dir.parent / "external").symlink_to(repo_root / "external")
 
 
 def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
@@ -35,6 +33,15 @@ def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
     runner.scenario_select.value = "watch-house"
     assert runner.transport.value == "MCP" and runner.transport.disabled
 
+    # An untrusted server's calls need approval: without it they are refused.
+    runner.run_button.click()
+    assert runner.last_error is None, runner.last_error
+    denied = runner.frames["violations"]
+    assert dict(zip(denied["tool"], denied["reason"], strict=True)) == {
+        "get_current_time": "not approved", "echo": "not approved",
+        "get-env": "hidden by curation"}
+
+    runner.approve.value = "get_current_time, echo"
     runner.run_button.click()
     assert runner.last_error is None, runner.last_error
     denied = runner.frames["violations"]
@@ -64,6 +71,7 @@ def test_server_tools_become_grantable_after_a_run(workbench, servers_env):
     editor.select("timekeeper")
     assert editor.grant_boxes["echo"].description == "echo (not registered)"
     workbench.runner.scenario_select.value = "watch-house"
+    workbench.runner.approve.value = "*"
     workbench.runner.run_button.click()
     assert workbench.runner.last_error is None, workbench.runner.last_error
     assert editor.grant_boxes["echo"].description == "echo"

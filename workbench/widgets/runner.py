@@ -19,7 +19,7 @@ import ipywidgets as widgets
 from workbench.engine.conductor import Conductor, RunResult
 from workbench.errors import ConfigError
 from workbench.frames import calls_frame, violations_frame
-from workbench.widgets._util import ErrorArea, guarded, show, table_html
+from workbench.widgets._util import ErrorArea, guarded, show, split_list, table_html
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.session import TRANSPORTS, Session
 
@@ -70,6 +70,12 @@ class ScenarioRunner(widgets.VBox):
                                             layout=widgets.Layout(width="14em"))
         self.transport = widgets.ToggleButtons(options=TRANSPORTS, value=TRANSPORTS[0],
                                                description="Transport")
+        self.approve = widgets.Text(
+            description="Approve", layout=widgets.Layout(width="40em"),
+            placeholder="tools whose unconfirmed calls may run: get_current_time, echo (* = all)",
+            tooltip="An untrusted server's tools are treated as destructive, so each call "
+                    "needs approval; calls to tools not listed here are refused (not approved)",
+        )
         self.run_button = widgets.Button(description="Run", icon="play",
                                          button_style="primary")
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="Progress")
@@ -82,6 +88,7 @@ class ScenarioRunner(widgets.VBox):
         super().__init__(children=[
             widgets.HBox([self.scenario_select, self.seed, self.ticks]),
             self.transport,
+            self.approve,
             widgets.HBox([self.run_button, self.progress]),
             self.summary,
             self.error_area,
@@ -121,6 +128,9 @@ class ScenarioRunner(widgets.VBox):
                               if scenario.servers else f"running {html.escape(scenario.name)}…")
         self.run_button.disabled = True  # a second click while running would interleave runs
         started = time.perf_counter()
+        from workbench.surface.approval import ApprovalPolicy
+
+        session.approver = ApprovalPolicy(allow=split_list(self.approve.value))
         try:
             registry = session.registry_for(self.transport.value, scenario)
             conductor = Conductor(scenario, manifests, registry, seed=self.seed.value,

@@ -13,10 +13,16 @@ connections are kept per scenario, and when it names a curated ``surface`` a fre
 overlay is read from the surface directory for every run, so an edit made in the
 SurfaceEditor is what the next run's agents read. :meth:`Session.close` shuts every
 connection down.
+
+Every registry with tools from a server gets an approval guard: a call whose safety
+rests on an untrusted server's hints goes to :attr:`Session.approver` (the runner sets
+it from its *Approve* field before each run), and is refused (``not approved``) unless
+approved. Without approvals nothing unconfirmed runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +70,8 @@ class Session:
         self._mcp_env = {"MCP_ORACLE": "1"} if mcp_env is None else dict(mcp_env)
         self._mcp_registry: ToolRegistry | None = None
         self._server_resolvers: dict[str, Any] = {}
+        #: ``approver(ApprovalRequest) -> bool`` for calls that need confirmation.
+        self.approver: Callable[[Any], bool] = _refuse_all
 
     @classmethod
     def from_config(cls, root: str | Path = "config", registry: ToolRegistry | None = None,
@@ -105,7 +113,9 @@ class Session:
             if self._mcp_registry is None:
                 from workbench.tools.builtins import default_tool_registry
 
-                self._mcp_registry = default_tool_registry(env=self._mcp_env)
+                registry = default_tool_registry(env=self._mcp_env)
+                self._guard(registry)
+                self._mcp_registry = registry
             return self._mcp_registry
         raise ValueError(f"unknown transport {transport!r}; choose one of {TRANSPORTS}")
 
@@ -114,9 +124,17 @@ class Session:
         if resolver is None:
             from workbench.tools.mcp_client import resolver_for_servers
 
-            resolver = resolver_for_servers(scenario.servers)
+            # Commands like `node external/...` are relative to the project directory,
+            # the parent of the config directory, not to the notebook's directory.
+            resolver = resolver_for_servers(scenario.servers, cwd=self.root.resolve().parent)
             self._server_resolvers[scenario.name] = resolver
         registry = ToolRegistry()
+        from workbench.tools.builtins import BUILTIN_TOOLS
+
+        served = set(resolver.tool_names())
+        for tool in BUILTIN_TOOLS:  # a server's tool of the same name wins
+            if tool["name"] not in served:
+                registry.register(**tool)
         if scenario.surface is None:
             registry.attach(resolver)
         else:
@@ -124,7 +142,14 @@ class Session:
 
             # Read per run, not cached: the surface may have been edited since the last one.
             CuratedResolver.from_dir(self.root / scenario.surface, resolver).install(registry)
+        self._guard(registry)
         return registry
+
+    def _guard(self, registry: ToolRegistry) -> None:
+        from workbench.surface.approval import ApprovalGuard
+
+        # Look the approver up per call, so the runner can change it between runs.
+        ApprovalGuard(lambda request: self.approver(request)).install(registry)
 
     def known_tools(self) -> list[str]:
         """Every tool a grant can name: in-process, plus MCP ones once their servers run."""
@@ -161,3 +186,8 @@ class Session:
     def __repr__(self) -> str:
         mcp = "open" if self._mcp_registry is not None else "not started"
         return f"Session(root={str(self.root)!r}, agents={len(self.manifests)}, mcp={mcp})"
+
+
+def _refuse_all(_request: Any) -> bool:
+    """The approver until someone approves something: nothing unconfirmed runs."""
+    return False
