@@ -62,6 +62,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--ledger", default=None, help="also write the ledger to this JSONL file")
     run.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
                      help="how to print the ledger (default: table)")
+    run.add_argument("--approve", action="append", default=[], metavar="TOOL",
+                     help="approve calls to TOOL from an MCP server without asking "
+                          "(repeatable; '*' approves all). Otherwise a terminal is asked, "
+                          "and without one such calls are refused")
     run.set_defaults(func=_cmd_run)
 
     val = sub.add_parser("validate", help="check a config directory and report every problem")
@@ -80,16 +84,17 @@ def _parser() -> argparse.ArgumentParser:
 # -- run ----------------------------------------------------------------------------------
 def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
+    from workbench.surface.approval import ApprovalPolicy, prompt_approver
 
     progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+    approver = ApprovalPolicy(allow=args.approve) if args.approve else prompt_approver()
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
-                                      ledger_path=args.ledger, progress=progress)
+                                      ledger_path=args.ledger, progress=progress,
+                                      approver=approver)
     try:
         result = conductor.run(ticks=args.ticks)
     finally:
-        close = getattr(conductor.registry.resolver, "close", None)
-        if close is not None:
-            close()
+        conductor.close()
     out = sys.stdout
     if args.format == "jsonl":
         out.write(result.ledger.to_jsonl())

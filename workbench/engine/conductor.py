@@ -46,6 +46,12 @@ __all__ = ["Conductor", "RunResult"]
 Progress = Callable[[int, int], None]
 
 
+def _close_resolver(registry: ToolRegistry) -> None:
+    close = getattr(registry.resolver, "close", None)
+    if close is not None:
+        close()
+
+
 class _BudgetSpent(Exception):
     """Internal: a run-wide budget is used up; the run ends with reason ``budget``."""
 
@@ -152,32 +158,51 @@ class Conductor:
         self._activations = 0
         self._tool_calls = 0
         self._stop = False
+        self._owns_registry = False
 
     @classmethod
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
                     registry: ToolRegistry | None = None, seed: int | None = None,
                     ledger_path: str | Path | None = None, progress: Progress | None = None,
-                    models: dict[str, Model] | None = None) -> Conductor:
+                    models: dict[str, Model] | None = None, approver: Any = None) -> Conductor:
         """Build a conductor for ``scenario`` from a config tree or directory.
 
         Args:
             config: A loaded :class:`ConfigTree` or its directory.
             scenario: The scenario's name.
-            registry: The registry to use (``default_tool_registry()`` when None).
+            registry: The registry to use. When None, the scenario's own: its MCP
+                ``servers`` (started now, stopped when the run ends) behind its
+                ``surface``, else ``default_tool_registry()``; see
+                :func:`~workbench.engine.tooling.scenario_registry`.
             seed: The seed (the scenario's default when None).
             ledger_path: Write the ledger to this JSONL file as it grows.
             progress: Progress callback.
             models: Models by agent name, overriding the manifests.
+            approver: Confirms calls to tools that may change things when the registry
+                is the scenario's own (None refuses them).
         """
         tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
         spec = tree.scenario(scenario)
+        owned = registry is None
         if registry is None:
-            from workbench.tools.builtins import default_tool_registry
+            from workbench.engine.tooling import scenario_registry
 
-            registry = default_tool_registry()
-        store = JsonlLedgerStore(ledger_path, overwrite=True) if ledger_path else None
-        return cls(spec, tree.cast_of(spec), registry, seed=seed, store=store,
-                   progress=progress, models=models)
+            registry = scenario_registry(tree.root, spec, approver=approver)
+        try:
+            store = JsonlLedgerStore(ledger_path, overwrite=True) if ledger_path else None
+            conductor = cls(spec, tree.cast_of(spec), registry, seed=seed, store=store,
+                            progress=progress, models=models)
+        except BaseException:
+            if owned:
+                _close_resolver(registry)
+            raise
+        conductor._owns_registry = owned
+        return conductor
+
+    def close(self) -> None:
+        """Stop the MCP servers this conductor started (it does so after a run itself)."""
+        if self._owns_registry:
+            _close_resolver(self.registry)
 
     # -- running ----------------------------------------------------------------------
     def stop(self) -> None:
@@ -219,6 +244,7 @@ class Conductor:
         self._append(self.tick, "run.finished", "conductor", payload, None)
         if store is not None:
             store.close()
+        self.close()
         return RunResult(self.ledger, reason, self.tick, self.telemetry)
 
     def _genesis(self, total: int) -> None:

@@ -1,0 +1,73 @@
+"""Which registry a run gets: in-process, the MCP environment gate, or a scenario's servers.
+
+One place decides this for the CLI, the conductor and the widgets:
+
+* a scenario that names ``servers:`` gets them started for the run (stdio commands run
+  from the project directory, the parent of the config directory), its ``surface:`` put
+  in front of them, and built-ins registered in-process only for names no server offers;
+* otherwise :func:`~workbench.tools.builtins.default_tool_registry` (in-process, or the
+  MCP gate of ``MCP_ORACLE``/``MCP_SERVERS``).
+
+Whenever a tool comes from a server, an approval guard is installed: a tool is
+destructive unless a *trusted* server says ``readOnlyHint``, and a destructive call needs
+a yes from the approver. Without an approver nothing destructive runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from workbench.contracts.scenario import ScenarioConfig
+from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry
+from workbench.tools.registry import ToolRegistry
+
+__all__ = ["scenario_registry"]
+
+
+def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
+                      approver: Any = None, env: Mapping[str, str] | None = None
+                      ) -> ToolRegistry:
+    """The registry ``scenario`` runs on; close ``registry.resolver`` after the run.
+
+    Args:
+        root: The config directory (``surface`` paths are relative to it).
+        scenario: The scenario.
+        approver: ``approver(ApprovalRequest) -> bool`` for calls that need confirmation;
+            None refuses them all.
+        env: Environment for the MCP gate (``os.environ`` when None).
+    """
+    root = Path(root)
+    if not scenario.servers:
+        registry = default_tool_registry(env)
+        if registry.resolver is not None:
+            _guard(registry, approver)
+        return registry
+
+    from workbench.tools.mcp_client import resolver_for_servers
+
+    resolver = resolver_for_servers(scenario.servers, cwd=root.resolve().parent)
+    try:
+        registry = ToolRegistry()
+        served = set(resolver.tool_names())
+        for tool in BUILTIN_TOOLS:
+            if tool["name"] not in served:
+                registry.register(**tool)
+        if scenario.surface is None:
+            registry.attach(resolver)
+        else:
+            from workbench.surface.overlay import CuratedResolver
+
+            CuratedResolver.from_dir(root / scenario.surface, resolver).install(registry)
+        _guard(registry, approver)
+    except BaseException:
+        resolver.close()
+        raise
+    return registry
+
+
+def _guard(registry: ToolRegistry, approver: Any) -> None:
+    from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
+
+    ApprovalGuard(approver if approver is not None else ApprovalPolicy()).install(registry)
