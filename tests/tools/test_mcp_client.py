@@ -225,18 +225,24 @@ class TestListChanged:
 
         registry = register_builtins(ToolRegistry())
         registry.attach(MCPResolver([flaky]))  # not closed here: the module owns it
+        flaky.drain_changes()
+
+        def grow_after_tick_one(tick: int, total: int) -> None:
+            if tick == 1:  # the server changes its tools while the run is going on
+                flaky.call_tool("grow", {"name": "bell"})
+                wait_for(lambda: "bell" in flaky.tool_names())
+
         conductor = Conductor.from_config(repo_root / "config", "oracle-grove",
-                                          registry=registry)
-        conductor.run(ticks=1)
-        flaky.call_tool("grow", {"name": "bell"})
-        wait_for(lambda: "bell" in flaky.tool_names())
-        result = conductor.run(ticks=2)
+                                          registry=registry, progress=grow_after_tick_one)
+        result = conductor.run(ticks=3)
         events = result.ledger.of_kind("tool.list_changed")
         assert [e.payload for e in events] == [{"server": "flaky", "cause": "list_changed",
                                                 "added": ["bell"], "removed": [],
                                                 "changed": []}]
-        assert events[0].tick == 2
+        assert events[0].tick == 2  # drained at the start of the next tick
         flaky.call_tool("shrink", {"name": "bell"})
+        wait_for(lambda: "bell" not in flaky.tool_names())
+        flaky.drain_changes()
 
 
 class TestGrantBoundary:
