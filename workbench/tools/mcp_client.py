@@ -154,7 +154,7 @@ class MCPConnection:
         self._log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
         self._log: TextIO | None = None
         self.log_path: Path | None = None
-        #: Sessions started so far (1 after the first connect; +1 per reconnect).
+        #: Session starts so far, failed ones included (1 after the first connect).
         self.connects = 0
         self.protocol_version: str | None = None
         self.server_name: str | None = None
@@ -402,12 +402,13 @@ class MCPConnection:
 
         _warm_imports()
         self.connects += 1
-        self._note(f"connect #{self.connects}: {self.url or shlex.join(self.argv)}")
+        number = self.connects
+        self._note(f"connect #{number}: {self.url or shlex.join(self.argv)}")
         relist = self._relist = asyncio.Event()
         try:
             async with self._open_client() as client:
                 listing = await client.list_tools()
-                cause = "reconnect" if self.connects > 1 else None
+                cause = "reconnect" if number > 1 else None
                 self._absorb(listing.tools, cause)
                 self.protocol_version = client.protocol_version
                 info = client.server_info
@@ -428,8 +429,10 @@ class MCPConnection:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            self._client = None
-            self._note(f"session #{self.connects} closed")
+            # A slow old owner must not unset the session a newer owner has opened.
+            if self._owner is asyncio.current_task():
+                self._client = None
+            self._note(f"session #{number} closed")
 
     def _open_client(self) -> Any:
         from mcp import Client, StdioServerParameters
