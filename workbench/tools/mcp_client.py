@@ -13,6 +13,12 @@ Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledg
 JSON-RPC error), ``transport_error`` (the server is gone; the next call reconnects) and
 ``timeout`` (no reply in time; the session stays usable).
 
+A ``tools/list_changed`` notification (or a listen event on 2026-07-28 sessions) makes the
+connection re-list and queue what changed; the conductor drains the queue onto the ledger
+as ``tool.list_changed``. Each connection logs its server's stderr and its own events to
+one file (:func:`default_log_dir`); an ``atexit`` hook closes whatever is still open, so
+a script that forgets ``close()`` leaves no server behind.
+
 :class:`MCPResolver` puts one or more connections behind a
 :class:`~workbench.tools.registry.ToolRegistry`; :func:`mcp_resolver_from_env` builds one
 from ``MCP_SERVERS`` / ``MCP_ORACLE`` and :func:`resolver_for_servers` from a scenario's
