@@ -23,7 +23,7 @@ from workbench.contracts.scenario import ScenarioConfig
 from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry
 from workbench.tools.registry import ToolRegistry
 
-__all__ = ["scenario_registry"]
+__all__ = ["guard_registry", "registry_over", "scenario_registry"]
 
 
 def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
@@ -42,32 +42,46 @@ def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
     if not scenario.servers:
         registry = default_tool_registry(env)
         if registry.resolver is not None:
-            _guard(registry, approver)
+            guard_registry(registry, approver)
         return registry
 
     from workbench.tools.mcp_client import resolver_for_servers
 
+    # Commands like `node external/...` are relative to the project directory, the parent
+    # of the config directory, wherever the run was started from (a notebook, say).
     resolver = resolver_for_servers(scenario.servers, cwd=root.resolve().parent)
     try:
-        registry = ToolRegistry()
-        served = set(resolver.tool_names())
-        for tool in BUILTIN_TOOLS:
-            if tool["name"] not in served:
-                registry.register(**tool)
-        if scenario.surface is None:
-            registry.attach(resolver)
-        else:
-            from workbench.surface.overlay import CuratedResolver
-
-            CuratedResolver.from_dir(root / scenario.surface, resolver).install(registry)
-        _guard(registry, approver)
+        return registry_over(root, scenario, resolver, approver=approver)
     except BaseException:
         resolver.close()
         raise
+
+
+def registry_over(root: str | Path, scenario: ScenarioConfig, resolver: Any, *,
+                  approver: Any = None) -> ToolRegistry:
+    """A fresh registry over an already connected ``resolver`` of ``scenario``'s servers.
+
+    Built-ins are registered in-process only for names no server offers (a server's tool
+    of the same name wins); the scenario's ``surface``, read now so that the latest
+    curation counts, is put in front of the resolver; the approval guard is installed.
+    """
+    registry = ToolRegistry()
+    served = set(resolver.tool_names())
+    for tool in BUILTIN_TOOLS:
+        if tool["name"] not in served:
+            registry.register(**tool)
+    if scenario.surface is None:
+        registry.attach(resolver)
+    else:
+        from workbench.surface.overlay import CuratedResolver
+
+        CuratedResolver.from_dir(Path(root) / scenario.surface, resolver).install(registry)
+    guard_registry(registry, approver)
     return registry
 
 
-def _guard(registry: ToolRegistry, approver: Any) -> None:
+def guard_registry(registry: ToolRegistry, approver: Any) -> None:
+    """Install the approval guard on ``registry`` (None approves nothing)."""
     from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 
     ApprovalGuard(approver if approver is not None else ApprovalPolicy()).install(registry)

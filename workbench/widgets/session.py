@@ -120,6 +120,8 @@ class Session:
         raise ValueError(f"unknown transport {transport!r}; choose one of {TRANSPORTS}")
 
     def _scenario_registry(self, scenario: ScenarioConfig) -> ToolRegistry:
+        from workbench.engine.tooling import registry_over
+
         resolver = self._server_resolvers.get(scenario.name)
         if resolver is None:
             from workbench.tools.mcp_client import resolver_for_servers
@@ -128,28 +130,17 @@ class Session:
             # the parent of the config directory, not to the notebook's directory.
             resolver = resolver_for_servers(scenario.servers, cwd=self.root.resolve().parent)
             self._server_resolvers[scenario.name] = resolver
-        registry = ToolRegistry()
-        from workbench.tools.builtins import BUILTIN_TOOLS
-
-        served = set(resolver.tool_names())
-        for tool in BUILTIN_TOOLS:  # a server's tool of the same name wins
-            if tool["name"] not in served:
-                registry.register(**tool)
-        if scenario.surface is None:
-            registry.attach(resolver)
-        else:
-            from workbench.surface.overlay import CuratedResolver
-
-            # Read per run, not cached: the surface may have been edited since the last one.
-            CuratedResolver.from_dir(self.root / scenario.surface, resolver).install(registry)
-        self._guard(registry)
-        return registry
+        # A fresh registry per run: the surface may have been edited since the last one.
+        return registry_over(self.root, scenario, resolver, approver=self._ask)
 
     def _guard(self, registry: ToolRegistry) -> None:
-        from workbench.surface.approval import ApprovalGuard
+        from workbench.engine.tooling import guard_registry
 
-        # Look the approver up per call, so the runner can change it between runs.
-        ApprovalGuard(lambda request: self.approver(request)).install(registry)
+        guard_registry(registry, self._ask)
+
+    def _ask(self, request: Any) -> bool:
+        # Looked up per call, so the runner can change the approver between runs.
+        return self.approver(request)
 
     def known_tools(self) -> list[str]:
         """Every tool a grant can name: in-process, plus MCP ones once their servers run."""
