@@ -167,6 +167,8 @@ class MCPConnection:
         self._tools: dict[str, dict[str, Any]] | None = None  # wire form, by name
         self._specs: dict[str, ToolSpec] = {}
         self.tools_version = 0
+        #: tools/list_changed notifications handled (each one re-lists the tools).
+        self.list_changed_seen = 0
         self._changes: deque[dict[str, Any]] = deque()
         self._closed = False
         self._state_lock = threading.Lock()
@@ -256,9 +258,11 @@ class MCPConnection:
         """Tool-list changes seen since the last drain, oldest first.
 
         Each is ``{"server", "cause", "added", "removed", "changed"}`` with sorted tool
-        names; ``cause`` is ``list_changed`` (the server notified; recorded even when the
-        re-list shows no difference), ``reconnect`` or ``refresh`` (:meth:`refresh_tools`;
-        these two are recorded only when the list differs).
+        names; ``cause`` is ``list_changed`` (the server notified), ``reconnect`` or
+        ``refresh`` (:meth:`refresh_tools`). Only real differences are recorded: a
+        notification whose re-list matches what we had (server-everything announces
+        tools it registered before our first listing) leaves nothing, so the ledger
+        does not depend on when the notification happened to arrive.
         """
         out = []
         while self._changes:
@@ -507,6 +511,7 @@ class MCPConnection:
             except Exception as exc:
                 self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
                 return
+            self.list_changed_seen += 1
             self._absorb(listing.tools, "list_changed")
 
     async def _arefresh(self) -> None:
@@ -578,12 +583,7 @@ class MCPConnection:
 
     # -- tool list bookkeeping --------------------------------------------------------
     def _absorb(self, tools: Iterable[Any], cause: str | None) -> None:
-        """Take a fresh listing and record how it differs from the previous one.
-
-        A ``list_changed`` re-list is recorded even when nothing differs: the server did
-        announce a change (server-everything announces tools it registered before our
-        first listing), and the record shows the announcement was handled.
-        """
+        """Take a fresh listing and record how it differs from the previous one (if at all)."""
         new = {t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools}
         old = self._tools
         specs = {name: _spec_from_wire(wire) for name, wire in new.items()}
@@ -595,11 +595,13 @@ class MCPConnection:
         added = sorted(set(new) - set(old))
         removed = sorted(set(old) - set(new))
         changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
-        if added or removed or changed or cause == "list_changed":
+        if added or removed or changed:
             change = {"server": self.name, "cause": cause, "added": added,
                       "removed": removed, "changed": changed}
             self._changes.append(change)
             self._note(f"tools changed: {json.dumps(change)}")
+        else:
+            self._note(f"re-listed tools ({cause}): no difference")
 
     # -- logging ----------------------------------------------------------------------
     def _log_file(self) -> TextIO:
