@@ -25,8 +25,10 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # External MCP peers from npm (server-everything, the MCP Inspector), pinned by the lock file.
+# Not `npm ci`: it rejects this lock for an optional Windows-only package of a transitive
+# dependency that npm leaves out of the lock; `install --no-save` follows the lock as is.
 $(NODE_STAMP): external/package.json external/package-lock.json
-	cd external && npm ci --no-audit --no-fund --loglevel=error
+	cd external && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
 node: $(NODE_STAMP)

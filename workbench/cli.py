@@ -26,7 +26,7 @@ from workbench.errors import WorkbenchError
 __all__ = ["EXTENSIONS", "main"]
 
 #: Modules that add sub-commands: each has ``register(subparsers)``.
-EXTENSIONS: list[str] = ["workbench.surface.commands"]
+EXTENSIONS: list[str] = ["workbench.tools.mcp_server", "workbench.surface.commands"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
