@@ -9,7 +9,7 @@ import yaml
 
 from workbench.errors import ConfigError
 
-__all__ = ["format_loc", "line_of", "read_yaml"]
+__all__ = ["format_loc", "line_of", "load_named", "model_from_yaml", "read_yaml"]
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -164,3 +164,21 @@ def _allowed_keys(model: type[Any], loc: tuple[Any, ...]) -> list[str]:
                 continue
             break
     return list(getattr(current, "model_fields", {}))
+
+
+def load_named(path: str | Path, model: type[Any]) -> Any:
+    """Load ``path`` into ``model`` and check that its ``name`` matches the file name.
+
+    Raises:
+        ConfigError: naming the file, line, key path and what is allowed.
+    """
+    path = Path(path)
+    loaded = model_from_yaml(path, model)
+    if loaded.name != path.stem:
+        data, text = read_yaml(path)
+        raise ConfigError(
+            path, "name", f"{loaded.name!r} does not match the file name; name it "
+            f"{path.stem!r} or rename the file to {loaded.name}.yaml",
+            line_of(text, ("name",)),
+        )
+    return loaded

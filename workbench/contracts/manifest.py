@@ -14,9 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from workbench.contracts._yaml import model_from_yaml
+from workbench.contracts._yaml import load_named
 from workbench.contracts.events import KIND_RULE, check_kind
-from workbench.errors import ConfigError
 from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = [
@@ -26,14 +25,17 @@ __all__ = [
     "ModelSpec",
     "ScheduleSpec",
     "ScriptStep",
+    "StrictModel",
     "load_manifest",
 ]
 
 AGENT_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+class StrictModel(BaseModel):
+    """Base of every config model: unknown keys are errors, instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def _check_kind(value: str) -> str:
@@ -56,7 +58,7 @@ Kind = Annotated[str, AfterValidator(_check_kind)]
 ToolName = Annotated[str, AfterValidator(_check_tool)]
 
 
-class ScheduleSpec(_Strict):
+class ScheduleSpec(StrictModel):
     """When an agent acts on its own.
 
     ``tick_every``: None = only when an event it subscribes to arrives; 0 = every tick;
@@ -66,20 +68,20 @@ class ScheduleSpec(_Strict):
     tick_every: int | None = Field(default=None, ge=0)
 
 
-class ModelSpec(_Strict):
+class ModelSpec(StrictModel):
     """Which model backend writes the agent's text."""
 
     backend: Literal["stub", "scripted"] = "stub"
     profile: str = "default"
 
 
-class MemorySpec(_Strict):
+class MemorySpec(StrictModel):
     """How many recent ledger events the agent sees in its prompt."""
 
     window: int = Field(default=8, ge=0, le=1000)
 
 
-class ScriptStep(_Strict):
+class ScriptStep(StrictModel):
     """One step of a scripted agent: call a tool, say something, or both (call first)."""
 
     say: str | None = None
@@ -95,7 +97,7 @@ class ScriptStep(_Strict):
         return self
 
 
-class AgentManifest(_Strict):
+class AgentManifest(StrictModel):
     """An agent, as data.
 
     Example:
@@ -144,16 +146,9 @@ class AgentManifest(_Strict):
 
 
 def load_manifest(path: str | Path) -> AgentManifest:
-    """Load and validate one manifest file.
+    """Load and validate one manifest file (its ``name`` must match the file name).
 
     Raises:
         ConfigError: naming the file, line, key path and what is allowed.
     """
-    path = Path(path)
-    manifest = model_from_yaml(path, AgentManifest)
-    if manifest.name != path.stem:
-        raise ConfigError(
-            path, "name", f"{manifest.name!r} does not match the file name; name it {path.stem!r} "
-            f"or rename the file to {manifest.name}.yaml", 1,
-        )
-    return manifest
+    return load_named(path, AgentManifest)

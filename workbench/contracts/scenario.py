@@ -9,20 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from workbench.contracts._yaml import model_from_yaml
-from workbench.contracts.manifest import AGENT_NAME_RE
-from workbench.errors import ConfigError
+from workbench.contracts._yaml import load_named
+from workbench.contracts.manifest import AGENT_NAME_RE, StrictModel
 
 __all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GovernorLimits(_Strict):
+class GovernorLimits(StrictModel):
     """Budgets that bound a run.
 
     Attributes:
@@ -38,7 +33,7 @@ class GovernorLimits(_Strict):
     max_tool_calls: int | None = Field(default=None, ge=0)
 
 
-class ServerSpec(_Strict):
+class ServerSpec(StrictModel):
     """An MCP server a scenario needs: a stdio command line or an http(s) URL."""
 
     name: str
@@ -60,7 +55,7 @@ class ServerSpec(_Strict):
         return self.command if self.command is not None else str(self.url)
 
 
-class ScenarioConfig(_Strict):
+class ScenarioConfig(StrictModel):
     """A scenario, as data."""
 
     name: str
@@ -100,16 +95,9 @@ class ScenarioConfig(_Strict):
 
 
 def load_scenario(path: str | Path) -> ScenarioConfig:
-    """Load and validate one scenario file.
+    """Load and validate one scenario file (its ``name`` must match the file name).
 
     Raises:
         ConfigError: naming the file, line, key path and what is allowed.
     """
-    path = Path(path)
-    scenario = model_from_yaml(path, ScenarioConfig)
-    if scenario.name != path.stem:
-        raise ConfigError(
-            path, "name", f"{scenario.name!r} does not match the file name; name it "
-            f"{path.stem!r} or rename the file to {scenario.name}.yaml", 1,
-        )
-    return scenario
+    return load_named(path, ScenarioConfig)
