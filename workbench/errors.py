@@ -53,6 +53,8 @@ class ConfigError(WorkbenchError):
         key: Dotted key path inside the file (``tools[0]``, ``schedule.tick_every``), or "".
         problem: What is wrong and what is allowed.
         line: 1-based line of the key in the file when known.
+        problems: Every problem found in the same file, this one first (a loader raises
+            the first and carries the rest here, so a tool can report them all).
     """
 
     def __init__(self, path: object, key: str, problem: str, line: int | None = None):
@@ -60,6 +62,7 @@ class ConfigError(WorkbenchError):
         self.key = key
         self.problem = problem
         self.line = line
+        self.problems: list[ConfigError] = [self]
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {key}: {problem}" if key else f"{where}: {problem}")
 
@@ -115,16 +118,21 @@ class ToolCallError(WorkbenchError):
 
     Attributes:
         kind: One of :data:`TOOL_ERROR_KINDS`.
-        message: The failure as the tool or transport reported it (kept verbatim).
+        message: The failure as the tool or transport reported it (kept verbatim). This
+            is what the ledger records, so it holds nothing machine-specific.
+        operator_hint: Where an operator can look further (a server's log file); shown
+            in ``str(exc)``, never recorded on the ledger.
     """
 
-    def __init__(self, kind: str, message: str, tool: str = ""):
+    def __init__(self, kind: str, message: str, tool: str = "", operator_hint: str = ""):
         if kind not in TOOL_ERROR_KINDS:
             raise ValueError(f"unknown tool error kind {kind!r}; allowed: {TOOL_ERROR_KINDS}")
         self.kind = kind
         self.message = message
         self.tool = tool
-        super().__init__(f"{tool}: {kind}: {message}" if tool else f"{kind}: {message}")
+        self.operator_hint = operator_hint
+        text = f"{tool}: {kind}: {message}" if tool else f"{kind}: {message}"
+        super().__init__(f"{text} ({operator_hint})" if operator_hint else text)
 
     def to_payload(self) -> dict[str, str]:
         """The ``error`` object recorded on a ``tool.called`` event."""

@@ -170,6 +170,16 @@ class TestBadScenarios:
         assert [(Path(p.path).name, p.key) for p in problems] == [
             ("fortune-teller.yaml", "extra"), ("town-square.yaml", "cast[0]")]
 
+    def test_every_problem_of_one_file_is_reported(self, config_dir):
+        path = agent_file(config_dir)
+        text = path.read_text().replace("role: worker", "role: wizard")
+        write(path, text.replace("window: 6", "window: lots") + "colour: blue\n")
+        problems = ConfigTree.problems(config_dir)
+        assert [p.key for p in problems] == ["role", "memory.window", "colour"]
+        with pytest.raises(ConfigError) as info:
+            load_manifest(path)
+        assert info.value.key == "role" and len(info.value.problems) == 3
+
     def test_unknown_granted_tool_is_reported(self, config_dir):
         path = agent_file(config_dir, "chronicler")
         write(path, path.read_text().replace("tools: [oracle]", "tools: [oracle, scry]"))

@@ -172,6 +172,9 @@ class TestErrorKinds:
         with pytest.raises(ToolCallError) as caught:
             flaky.call_tool("die")
         assert caught.value.kind == "transport_error"
+        # The ledger gets the message: nothing machine-specific (the log path is a hint).
+        assert str(flaky.log_path) not in caught.value.message
+        assert str(flaky.log_path) in str(caught.value)
         assert flaky.call_tool("echo", {"text": "again"}) == {"text": "again"}
         assert pid_of(flaky) != pid and wait_gone(pid)
         assert flaky.log_path.read_text().count("session lost") >= 1

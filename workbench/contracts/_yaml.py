@@ -112,11 +112,14 @@ def model_from_yaml(
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
-        raise ConfigError(
-            path, format_loc(loc), _explain(err, model, loc), line_of(text, loc)
-        ) from None
+        problems = []
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+            problems.append(ConfigError(
+                path, format_loc(loc), _explain(err, model, loc), line_of(text, loc)))
+        first = problems[0]
+        first.problems = problems
+        raise first from None
 
 
 def _type_name(value: Any) -> str:

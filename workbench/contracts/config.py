@@ -84,13 +84,13 @@ class ConfigTree:
                 manifest = load_manifest(path)
                 tree.agents[manifest.name] = manifest
             except ConfigError as exc:
-                problems.append(exc)
+                problems.extend(exc.problems)
                 tree._broken.add(path.stem)
         for path in sorted((root / "scenarios").glob("*.yaml")):
             try:
                 scenario = load_scenario(path)
             except ConfigError as exc:
-                problems.append(exc)
+                problems.extend(exc.problems)
                 continue
             tree.scenarios[scenario.name] = scenario
             problems.extend(tree._check_cast(scenario, path))

@@ -348,9 +348,10 @@ class MCPConnection:
             future.cancel()
             raise ToolCallError(
                 "timeout",
-                f"{what}: no answer from MCP server {self.name!r} within {limit:g} s; "
-                f"see {self.log_path} and retry",
+                f"{what}: no answer from MCP server {self.name!r} within {limit:g} s; retry, "
+                f"or raise the timeout",
                 what,
+                operator_hint=f"server log: {self.log_path}",
             ) from None
         except BaseException:
             # A kernel interrupt lands here: cancel the call (the SDK tells the server)
@@ -403,7 +404,8 @@ class MCPConnection:
                 raise ToolCallError(
                     "transport_error",
                     f"MCP server {self.name!r} did not finish the handshake within "
-                    f"{self.connect_timeout:g} s; check the command and its log {self.log_path}",
+                    f"{self.connect_timeout:g} s; check the command and its log",
+                    operator_hint=f"server log: {self.log_path}",
                 ) from None
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
@@ -469,8 +471,8 @@ class MCPConnection:
         return ToolCallError(
             "transport_error",
             f"could not start a session with MCP server {self.name!r} ({where}): "
-            f"{_describe(exc)}. Check the command or URL; the server's stderr is in "
-            f"{self.log_path}",
+            f"{_describe(exc)}. Check the command or URL and the server's log",
+            operator_hint=f"server log: {self.log_path}",
         )
 
     @staticmethod
@@ -570,8 +572,9 @@ class MCPConnection:
         return ToolCallError(
             "transport_error",
             f"the connection to MCP server {self.name!r} was lost ({_describe(exc)}); "
-            f"the next call starts a new session. Server stderr: {self.log_path}",
+            f"the next call starts a new session",
             tool,
+            operator_hint=f"server log: {self.log_path}",
         )
 
     async def _ashutdown(self) -> None:
