@@ -7,7 +7,7 @@ import workbench
 
 
 def test_all_names_resolve_and_nothing_else_is_public():
-    assert workbench.__all__ == sorted(set(workbench.__all__))
+    assert workbench.__all__ == sorted(set(workbench.__all__)) == sorted(workbench._EXPORTS)
     for name in workbench.__all__:
         value = getattr(workbench, name)
         assert getattr(value, "__name__", name) == name

@@ -42,7 +42,29 @@ _EXPORTS = {
     "oracle": "workbench.tools.builtins",
 }
 
-__all__ = sorted(_EXPORTS)
+# Spelled out (not sorted(_EXPORTS)) so tools can read it; a test keeps the two equal.
+__all__ = [
+    "AgentManifest",
+    "CapabilityViolation",
+    "Conductor",
+    "ConfigError",
+    "ConfigTree",
+    "Event",
+    "JsonlLedgerStore",
+    "Ledger",
+    "ManifestAgent",
+    "RunResult",
+    "ScenarioConfig",
+    "ToolCallError",
+    "ToolDenied",
+    "ToolNotFound",
+    "ToolRegistry",
+    "ToolResolver",
+    "ToolSpec",
+    "WorkbenchError",
+    "default_tool_registry",
+    "oracle",
+]
 
 
 def __getattr__(name: str) -> Any:
