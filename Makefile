@@ -41,6 +41,7 @@ chromium:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 test: install node chromium
+	$(VENV)/bin/ruff check workbench tests bench
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
 test-fast: install

@@ -67,6 +67,10 @@ def store() -> None:
         del ledger
         size_mb = path.stat().st_size / 1e6
         start = time.perf_counter()
+        check = JsonlLedgerStore.verify(path)
+        verify_s = time.perf_counter() - start
+        assert check.count == N_STORE and check.torn is None
+        start = time.perf_counter()
         found = JsonlLedgerStore.read(path)
         read_s = time.perf_counter() - start
         assert len(found.events) == N_STORE and found.torn is None
@@ -74,8 +78,11 @@ def store() -> None:
         {"figure": f"JsonlLedgerStore write ({N_STORE:,} events, {size_mb:.0f} MB)",
          "value": N_STORE / write_s, "unit": "events/s", "baseline": f"{write_s:.2f} s",
          "target": ">= 100,000 events/s", "met": N_STORE / write_s >= 100_000},
-        {"figure": "JsonlLedgerStore reopen + verify chain", "value": N_STORE / read_s,
-         "unit": "events/s", "baseline": f"{read_s:.2f} s",
+        {"figure": "JsonlLedgerStore.verify: reopen + verify chain (streamed)",
+         "value": N_STORE / verify_s, "unit": "events/s", "baseline": f"{verify_s:.2f} s",
+         "target": ">= 100,000 events/s", "met": N_STORE / verify_s >= 100_000},
+        {"figure": "JsonlLedgerStore.read: reopen + verify + load every event",
+         "value": N_STORE / read_s, "unit": "events/s", "baseline": f"{read_s:.2f} s",
          "target": ">= 100,000 events/s", "met": N_STORE / read_s >= 100_000},
     ])
 

@@ -54,6 +54,26 @@ class TestRun:
         assert err.startswith("error: ") and "known scenarios: oracle-grove" in err
 
 
+class TestVerify:
+    def test_verify_a_run_then_detect_tampering_and_truncation(self, capsys, repo_root,
+                                                               tmp_path, monkeypatch):
+        monkeypatch.delenv("MCP_SERVERS", raising=False)
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        path = tmp_path / "run.jsonl"
+        main(["run", "oracle-grove", "--ticks", "3", "--ledger", str(path), "--config",
+              str(repo_root / "config")])
+        final = capsys.readouterr().out.rsplit("final_hash=", 1)[1].strip()
+        assert main(["verify", str(path), "--hash", final]) == 0
+        assert "hash chain verified" in capsys.readouterr().out
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(lines[:-1]))
+        assert main(["verify", str(path), "--hash", final]) == 1
+        assert "final hash differs" in capsys.readouterr().err
+        path.write_text("".join(lines).replace('"ticks":3', '"ticks":4', 1))
+        assert main(["verify", str(path)]) == 2
+        assert "hash chain broken" in capsys.readouterr().err
+
+
 class TestValidateAndScenarios:
     def test_validate_ok(self, capsys, repo_root):
         assert main(["validate", str(repo_root / "config")]) == 0
@@ -72,7 +92,7 @@ class TestValidateAndScenarios:
         out = capsys.readouterr().out
         assert "oracle-grove" in out and "town-square" in out
 
-    @pytest.mark.parametrize("command", ["run", "validate", "scenarios"])
+    @pytest.mark.parametrize("command", ["run", "validate", "verify", "scenarios"])
     def test_every_command_has_help(self, command, capsys):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])

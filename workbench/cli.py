@@ -5,6 +5,7 @@ Commands::
     workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
                            [--format table|jsonl|csv]
     workbench validate [DIR]
+    workbench verify LEDGER [--hash FINAL_HASH]
     workbench scenarios [--config DIR]
 
 Other parts of the package add their commands through :data:`EXTENSIONS` (modules with a
@@ -71,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     val = sub.add_parser("validate", help="check a config directory and report every problem")
     val.add_argument("dir", nargs="?", default="config", help="config directory")
     val.set_defaults(func=_cmd_validate)
+
+    ver = sub.add_parser("verify", help="verify a ledger file's hash chain")
+    ver.add_argument("ledger", help="a JSONL ledger written by `workbench run --ledger`")
+    ver.add_argument("--hash", default=None, metavar="FINAL_HASH",
+                     help="also require this final hash (detects a truncated file)")
+    ver.set_defaults(func=_cmd_verify)
 
     sc = sub.add_parser("scenarios", help="list the scenarios of a config directory")
     sc.add_argument("--config", default="config", help="config directory (default: config)")
@@ -178,6 +185,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s) in {args.dir}", file=sys.stderr)
         return 1
     print(f"ok: {len(tree.agents)} agents, {len(tree.scenarios)} scenarios in {args.dir}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from workbench.engine.ledger import JsonlLedgerStore
+
+    check = JsonlLedgerStore.verify(args.ledger)  # LedgerTampered is a WorkbenchError: exit 2
+    print(check.report())
+    print(f"final_hash={check.final_hash}")
+    if args.hash is not None and args.hash != check.final_hash:
+        print(f"final hash differs from the expected {args.hash}: events are missing or "
+              f"the ledger is another run's", file=sys.stderr)
+        return 1
     return 0
 
 

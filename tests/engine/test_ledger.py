@@ -53,6 +53,22 @@ class TestStore:
         assert found.torn is None and found.final_hash == ledger.final_hash
         assert "5 events, hash chain verified" in found.report()
 
+    def test_verify_streams_the_same_verdict_without_building_events(self, tmp_path):
+        path = tmp_path / "run.jsonl"
+        with JsonlLedgerStore(path) as store:
+            ledger = small_ledger(store)
+        check = JsonlLedgerStore.verify(path)
+        assert (check.count, check.final_hash, check.torn) == (5, ledger.final_hash, None)
+        path.write_bytes(path.read_bytes()[:-10])
+        torn = JsonlLedgerStore.verify(path)
+        assert (torn.count, torn.torn_line) == (4, 5) and torn.final_hash == ledger[3].hash
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines[1] = lines[1].replace("scene 1", "scene 9")
+        path.write_text("".join(lines), encoding="utf-8")
+        with pytest.raises(LedgerTampered) as info:
+            JsonlLedgerStore.verify(path)
+        assert info.value.line == 2
+
     def test_refuses_to_overwrite_by_accident(self, tmp_path):
         path = tmp_path / "run.jsonl"
         path.write_text("")

@@ -19,7 +19,7 @@ import gc
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,7 +28,7 @@ import orjson
 from workbench.contracts.events import GENESIS_HASH, Event, canonical_bytes, chain_hash
 from workbench.errors import LedgerError, LedgerTampered
 
-__all__ = ["JsonlLedgerStore", "Ledger", "LedgerFile"]
+__all__ = ["JsonlLedgerStore", "Ledger", "LedgerCheck", "LedgerFile"]
 
 _HASH_KEY = b',"hash":"'
 _HASH_SUFFIX_LEN = len(_HASH_KEY) + 64 + len(b'"}')
@@ -111,38 +111,47 @@ def _line(event: Event) -> bytes:
 
 
 @dataclass
-class LedgerFile:
-    """What reading a ledger file found.
+class LedgerCheck:
+    """What verifying a ledger file found.
 
     Attributes:
         path: The file.
-        events: Every complete, verified event.
+        count: Complete events whose hashes verify.
+        final_hash: Hash of the last of them (compare it with a trusted copy to detect a
+            truncated file, which no chain can see by itself).
         torn: The bytes of an incomplete last line (a write cut short), or None.
         torn_line: 1-based line number of that torn line, or None.
     """
 
     path: Path
-    events: list[Event]
+    count: int
+    final_hash: str
     torn: str | None = None
     torn_line: int | None = None
+
+    def report(self) -> str:
+        """One line a person can read: how many events verified and what was torn."""
+        msg = f"{self.path}: {self.count} events, hash chain verified"
+        if self.torn is not None:
+            msg += (f"; line {self.torn_line} is torn ({len(self.torn)} bytes of an event "
+                    f"cut short, most likely by a kill) and is not part of the ledger")
+        return msg
+
+
+@dataclass
+class LedgerFile(LedgerCheck):
+    """A verified ledger file with its events (what :meth:`JsonlLedgerStore.read` returns).
+
+    Attributes:
+        events: Every complete, verified event, in order.
+    """
+
+    events: list[Event] = field(default_factory=list)
 
     @property
     def run_id(self) -> str | None:
         """The run the events belong to (None for an empty file)."""
         return self.events[0].run_id if self.events else None
-
-    @property
-    def final_hash(self) -> str:
-        """Hash of the last complete event."""
-        return self.events[-1].hash if self.events else GENESIS_HASH
-
-    def report(self) -> str:
-        """One line a person can read: how many events verified and what was torn."""
-        msg = f"{self.path}: {len(self.events)} events, hash chain verified"
-        if self.torn is not None:
-            msg += (f"; line {self.torn_line} is torn ({len(self.torn)} bytes of an event "
-                    f"cut short, most likely by a kill) and is not part of the ledger")
-        return msg
 
 
 class JsonlLedgerStore:
@@ -192,37 +201,34 @@ class JsonlLedgerStore:
 
     @staticmethod
     def read(path: str | Path) -> LedgerFile:
-        """Read and verify a ledger file.
-
-        Returns:
-            The verified events and any torn last line.
+        """Read a ledger file, verifying its chain, and return its events.
 
         Raises:
             LedgerTampered: a complete line does not match the hash chain.
-            LedgerError: a line other than the last is not an event.
+            LedgerError: the file cannot be read, or a line is not an event.
         """
-        path = Path(path)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise LedgerError(f"cannot read ledger {path}: {exc.strerror or exc}") from exc
-        lines = data.split(b"\n")
-        del data
-        tail = lines.pop()  # b"" when the file ends with a newline
+        events: list[Event] = []
         # Millions of new containers would trigger ever larger collections for nothing:
-        # nothing here is cyclic, so the collector waits until the file is read.
+        # nothing built here is cyclic, so the collector waits until the file is read.
         collecting = gc.isenabled()
         gc.disable()
         try:
-            events = _verify_lines(path, lines)
+            check = _scan(Path(path), events)
         finally:
             if collecting:
                 gc.enable()
-        result = LedgerFile(path, events)
-        if tail:
-            result.torn = tail.decode("utf-8", errors="replace")
-            result.torn_line = len(lines) + 1
-        return result
+        return LedgerFile(check.path, check.count, check.final_hash, check.torn,
+                          check.torn_line, events)
+
+    @staticmethod
+    def verify(path: str | Path) -> LedgerCheck:
+        """Verify a ledger file's chain without building its events (streams the file).
+
+        Raises:
+            LedgerTampered: a complete line does not match the hash chain.
+            LedgerError: the file cannot be read.
+        """
+        return _scan(Path(path), None)
 
     @classmethod
     def resume(cls, path: str | Path) -> tuple[LedgerFile, JsonlLedgerStore]:
@@ -235,32 +241,46 @@ class JsonlLedgerStore:
         return found, cls(path, mode="a")
 
 
-def _verify_lines(path: Path, lines: list[bytes]) -> list[Event]:
-    events: list[Event] = []
-    append = events.append
+_TAIL = len(b'"}\n')
+_SUFFIX = _HASH_SUFFIX_LEN + 1  # with the newline
+
+
+def _scan(path: Path, keep: list[Event] | None) -> LedgerCheck:
+    """Walk ``path`` line by line, checking each hash; parse events into ``keep`` if given."""
     head = GENESIS_HASH.encode("ascii")
-    sha256, cut = _sha256, -_HASH_SUFFIX_LEN
-    for number, line in enumerate(lines, start=1):
-        # The line hashes as its own bytes: content is everything before the hash key.
-        if line[cut : cut + 9] != _HASH_KEY or not line.endswith(b'"}'):
-            raise LedgerTampered(path, number, "the line does not end with its hash")
-        digest = sha256(head + line[:cut] + b"}").hexdigest().encode("ascii")
-        if line[cut + 9 : -2] != digest:
-            raise LedgerTampered(path, number, "the event does not match its hash")
-        event = _parse(path, number, line)
-        if event.seq != number - 1:
-            raise LedgerTampered(path, number, f"expected seq {number - 1}, found "
-                                 f"{event.seq}")
-        head = digest
-        append(event)
-    return events
-
-
-def _parse(path: Path, number: int, line: bytes) -> Event:
+    sha256, loads, make = _sha256, orjson.loads, Event
+    key_at, digest_at = -_SUFFIX, -_SUFFIX + len(_HASH_KEY)
+    count = 0
     try:
-        data = orjson.loads(line)
-        return Event(data["run_id"], data["seq"], data["tick"], data["kind"], data["actor"],
-                     data["payload"], data["caused_by"], data["hash"])
-    except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
-        raise LedgerError(f"{path}:{number}: not a ledger event ({exc}); only the last line "
-                          f"of a ledger can be incomplete") from exc
+        fh = open(path, "rb")  # noqa: SIM115 - closed below, errors reported as LedgerError
+    except OSError as exc:
+        raise LedgerError(f"cannot read ledger {path}: {exc.strerror or exc}") from exc
+    with fh:
+        for number, line in enumerate(fh, start=1):
+            if line[-1:] != b"\n":  # only the last line can lack its newline: torn
+                return LedgerCheck(path, count, head.decode("ascii"),
+                                   line.decode("utf-8", errors="replace"), number)
+            # The line hashes as its own bytes: content is everything before the hash key.
+            if line[key_at:digest_at] != _HASH_KEY or line[-_TAIL:] != b'"}\n':
+                raise LedgerTampered(path, number, "the line does not end with its hash")
+            hasher = sha256(head)
+            hasher.update(memoryview(line)[:key_at])
+            hasher.update(b"}")
+            digest = hasher.hexdigest().encode("ascii")
+            if line[digest_at:-_TAIL] != digest:
+                raise LedgerTampered(path, number, "the event does not match its hash")
+            if keep is not None:
+                try:
+                    d = loads(line)
+                    event = make(d["run_id"], d["seq"], d["tick"], d["kind"], d["actor"],
+                                 d["payload"], d["caused_by"], d["hash"])
+                except (orjson.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise LedgerError(f"{path}:{number}: not a ledger event ({exc}); only "
+                                      f"the last line of a ledger can be incomplete") from exc
+                if event.seq != count:
+                    raise LedgerTampered(path, number, f"expected seq {count}, found "
+                                         f"{event.seq}")
+                keep.append(event)
+            head = digest
+            count += 1
+    return LedgerCheck(path, count, head.decode("ascii"))
