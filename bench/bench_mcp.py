@@ -37,6 +37,7 @@ from workbench.tools.mcp_client import MCPConnection, MCPResolver, oracle_server
 from workbench.tools.registry import ToolRegistry
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"
+REPO = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 1.15
 
 
@@ -204,6 +205,25 @@ def connection_start(times: int) -> dict[str, Any]:
     }
 
 
+def connections_in_a_run(ticks: int) -> dict[str, Any]:
+    """oracle-grove over MCP_ORACLE=1: how many sessions served how many calls."""
+    from workbench.engine.conductor import Conductor
+    from workbench.tools.builtins import default_tool_registry
+
+    registry = default_tool_registry(env={"MCP_ORACLE": "1"})
+    start = time.perf_counter()
+    try:
+        result = Conductor.from_config(REPO / "config", "oracle-grove",
+                                       registry=registry).run(ticks=ticks)
+        connections = sum(c.connects for c in registry.resolver.connections)
+    finally:
+        registry.resolver.close()
+    calls = len(result.ledger.of_kind("tool.called"))
+    return {"ticks": ticks, "tool_calls": calls, "connections": connections,
+            "calls_per_connection": calls / max(connections, 1),
+            "seconds": time.perf_counter() - start}
+
+
 def http_server() -> tuple[subprocess.Popen[bytes], str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -270,6 +290,7 @@ def main() -> None:
         proc.wait(10)
 
     results["connection_start"] = connection_start(starts)
+    results["run"] = connections_in_a_run(50 if args.quick else 500)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     report(results)
 
@@ -296,6 +317,12 @@ def report(r: dict[str, Any]) -> None:
     print(f"connection start (spawn + handshake + tools/list): median "
           f"{start['start_median_s']:.2f} s, min {start['start_min_s']:.2f} s; close median "
           f"{start['close_median_s'] * 1000:.0f} ms")
+    run = r["run"]
+    per_call_spawn = start["start_median_s"] * run["tool_calls"]
+    print(f"oracle-grove, {run['ticks']} ticks over MCP_ORACLE=1: {run['tool_calls']} calls on "
+          f"{run['connections']} connection(s) = {run['calls_per_connection']:.0f} calls per "
+          f"connection (target: one connection per server per run); run took "
+          f"{run['seconds']:.1f} s, a session per call would add ~{per_call_spawn:.0f} s")
     print(f"wrote {RESULTS}")
 
 
