@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from workbench.contracts._yaml import load_named
 from workbench.contracts.events import KIND_RULE, check_kind
@@ -53,9 +53,20 @@ def _check_tool(value: str) -> str:
     return value
 
 
+def _check_name(value: str) -> str:
+    if not AGENT_NAME_RE.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid name; allowed: lowercase letters, digits, '-' and '_', "
+            f"starting with a letter, at most 64 characters (it is also the file name)"
+        )
+    return value
+
+
 # Validated per item, so an error's key path names the item (``may_emit[1]``).
 Kind = Annotated[str, AfterValidator(_check_kind)]
 ToolName = Annotated[str, AfterValidator(_check_tool)]
+#: Agent and scenario names.
+Name = Annotated[str, AfterValidator(_check_name)]
 
 
 class ScheduleSpec(StrictModel):
@@ -106,7 +117,7 @@ class AgentManifest(StrictModel):
         ()
     """
 
-    name: str
+    name: Name
     role: Literal["worker", "judge", "observer"]
     persona: str = ""
     handler: str | None = None
@@ -117,16 +128,6 @@ class AgentManifest(StrictModel):
     memory: MemorySpec = MemorySpec()
     tools: tuple[ToolName, ...] = ()
     script: tuple[ScriptStep, ...] = ()
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not AGENT_NAME_RE.match(value):
-            raise ValueError(
-                f"{value!r} is not a valid agent name; allowed: lowercase letters, digits, "
-                f"'-' and '_', starting with a letter, at most 64 characters"
-            )
-        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> AgentManifest:

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import Field, field_validator, model_validator
 
 from workbench.contracts._yaml import load_named
-from workbench.contracts.manifest import AGENT_NAME_RE, StrictModel
+from workbench.contracts.manifest import Name, StrictModel
 
 __all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario"]
 
@@ -58,7 +58,7 @@ class ServerSpec(StrictModel):
 class ScenarioConfig(StrictModel):
     """A scenario, as data."""
 
-    name: str
+    name: Name
     title: str = ""
     goal: str = ""
     default_seed: int = 0
@@ -68,16 +68,6 @@ class ScenarioConfig(StrictModel):
     governor: GovernorLimits = GovernorLimits()
     servers: tuple[ServerSpec, ...] = ()
     surface: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not AGENT_NAME_RE.match(value):
-            raise ValueError(
-                f"{value!r} is not a valid scenario name; allowed: lowercase letters, digits, "
-                f"'-' and '_', starting with a letter"
-            )
-        return value
 
     @field_validator("cast")
     @classmethod
