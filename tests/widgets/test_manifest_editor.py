@@ -108,14 +108,18 @@ class TestSave:
 
 
 class TestCallbackErrors:
-    def test_an_exception_in_a_callback_is_shown_not_swallowed(self, editor, monkeypatch):
-        def broken(_name):
-            raise RuntimeError("disk on fire")
-
-        monkeypatch.setattr(editor.session, "manifest_path", broken)
+    def test_an_exception_in_a_callback_is_shown_not_swallowed(self, editor, config_dir):
+        # A real failure: the agents directory is gone, so the atomic write cannot start.
+        agents = config_dir / "agents"
+        original = (agents / "fortune-teller.yaml").read_bytes()
+        for path in agents.iterdir():
+            path.unlink()
+        agents.rmdir()
         editor.save_button.click()
-        assert isinstance(editor.last_error, RuntimeError)
-        assert "disk on fire" in editor.error_area.outputs[0]["data"]["text/html"]
+        assert isinstance(editor.last_error, OSError)
+        html = editor.error_area.outputs[0]["data"]["text/html"]
+        assert "FileNotFoundError" in html or "No such file" in html
+        assert not agents.exists() and original  # nothing half-written anywhere
 
     def test_repr_is_short(self, editor):
         assert repr(editor) == "ManifestEditor(agent='fortune-teller', problems=[])"
