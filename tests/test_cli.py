@@ -92,7 +92,7 @@ class TestValidateAndScenarios:
         out = capsys.readouterr().out
         assert "oracle-grove" in out and "town-square" in out
 
-    @pytest.mark.parametrize("command", ["run", "validate", "verify", "scenarios"])
+    @pytest.mark.parametrize("command", ["run", "resume", "validate", "verify", "scenarios"])
     def test_every_command_has_help(self, command, capsys):
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])

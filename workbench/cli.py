@@ -4,6 +4,7 @@ Commands::
 
     workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
                            [--format table|jsonl|csv]
+    workbench resume LEDGER [--config DIR] [--format table|jsonl|csv]
     workbench validate [DIR]
     workbench verify LEDGER [--hash FINAL_HASH]
     workbench scenarios [--config DIR]
@@ -69,6 +70,15 @@ def _parser() -> argparse.ArgumentParser:
                           "and without one such calls are refused")
     run.set_defaults(func=_cmd_run)
 
+    res = sub.add_parser("resume", help="continue a run that was cut short, from its ledger")
+    res.add_argument("ledger", help="the JSONL ledger the run was writing (--ledger)")
+    res.add_argument("--config", default="config", help="config directory (default: config)")
+    res.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
+                     help="how to print the ledger (default: table)")
+    res.add_argument("--approve", action="append", default=[], metavar="TOOL",
+                     help="as for `workbench run`")
+    res.set_defaults(func=_cmd_resume)
+
     val = sub.add_parser("validate", help="check a config directory and report every problem")
     val.add_argument("dir", nargs="?", default="config", help="config directory")
     val.set_defaults(func=_cmd_validate)
@@ -91,15 +101,37 @@ def _parser() -> argparse.ArgumentParser:
 # -- run ----------------------------------------------------------------------------------
 def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
+
+    conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
+                                      ledger_path=args.ledger, progress=_progress(),
+                                      approver=_approver(args))
+    return _run_and_print(conductor, args, args.ticks)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from workbench.engine.conductor import Conductor
+
+    conductor = Conductor.resume(args.config, args.ledger, progress=_progress(),
+                                 approver=_approver(args))
+    kept = len(conductor._replay)
+    print(f"resumed {args.ledger}: re-deriving {kept} recorded events without calling "
+          f"any tool, then continuing", file=sys.stderr)
+    return _run_and_print(conductor, args, None)
+
+
+def _progress():
+    return _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+
+
+def _approver(args: argparse.Namespace):
     from workbench.surface.approval import ApprovalPolicy, prompt_approver
 
-    progress = _progress_bar(sys.stderr) if sys.stderr.isatty() else None
-    approver = ApprovalPolicy(allow=args.approve) if args.approve else prompt_approver()
-    conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
-                                      ledger_path=args.ledger, progress=progress,
-                                      approver=approver)
+    return ApprovalPolicy(allow=args.approve) if args.approve else prompt_approver()
+
+
+def _run_and_print(conductor: Any, args: argparse.Namespace, ticks: int | None) -> int:
     try:
-        result = conductor.run(ticks=args.ticks)
+        result = conductor.run(ticks=ticks)
     finally:
         conductor.close()
     out = sys.stdout

@@ -37,7 +37,7 @@ from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
-from workbench.errors import ToolCallError, ToolDenied, WorkbenchError
+from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["Conductor", "RunResult"]
@@ -50,6 +50,22 @@ def _close_resolver(registry: ToolRegistry) -> None:
     close = getattr(registry.resolver, "close", None)
     if close is not None:
         close()
+
+
+class _Replayed:
+    """Marks an outcome re-derived from the ledger while resuming (nothing was called)."""
+
+
+class _ReplayedDenial(_Replayed, ToolDenied):
+    pass
+
+
+class _ReplayedFailure(_Replayed, ToolCallError):
+    pass
+
+
+class _Diverged(LedgerError):
+    """Resuming re-derived something other than what the ledger records."""
 
 
 class _BudgetSpent(Exception):
@@ -159,6 +175,11 @@ class Conductor:
         self._tool_calls = 0
         self._stop = False
         self._owns_registry = False
+        # Resuming: the recorded events to re-derive, in order, and the store that takes
+        # over once they are all re-derived (see resume()).
+        self._replay: deque[Event] = deque()
+        self._live_store: JsonlLedgerStore | None = None
+        self._resume_ticks: int | None = None
 
     @classmethod
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
@@ -204,6 +225,54 @@ class Conductor:
         if self._owns_registry:
             _close_resolver(self.registry)
 
+    @classmethod
+    def resume(cls, config: ConfigTree | str | Path, ledger_path: str | Path, *,
+               registry: ToolRegistry | None = None, progress: Progress | None = None,
+               models: dict[str, Model] | None = None, approver: Any = None) -> Conductor:
+        """Continue a run that was cut short (killed, crashed) from its ledger file.
+
+        The file is verified, then cut back to the end of its last *complete* tick (the
+        last tick in the file may be partial; it is simply run again). The run is then
+        re-derived up to that point without calling any tool: every tool outcome is taken
+        from the ledger, and every re-derived event must hash exactly as recorded, which
+        proves the config still describes the same run. :meth:`run` then continues,
+        appending to the same file, so the finished ledger is byte-identical to one from
+        an uninterrupted run.
+
+        Args:
+            config: The config tree (or directory) the run was started from.
+            ledger_path: The ledger file written with ``ledger_path=``/``--ledger``.
+            registry: As for :meth:`from_config`.
+            progress: Progress callback.
+            models: Models by agent name, overriding the manifests.
+            approver: As for :meth:`from_config`.
+
+        Raises:
+            LedgerError: the file is not the start of a run, the run already finished, or
+                (when running) the config no longer re-derives the recorded events.
+        """
+        found = JsonlLedgerStore.read(ledger_path)
+        first = found.events[0] if found.events else None
+        if first is None or first.kind != "run.started":
+            raise LedgerError(f"{ledger_path}: no run.started event at the start; only a "
+                              f"ledger written by a run can be resumed")
+        if found.events[-1].kind == "run.finished":
+            raise LedgerError(f"{ledger_path}: the run already finished "
+                              f"({found.events[-1].payload.get('reason')}); start a new one")
+        last_tick = found.events[-1].tick
+        keep = [e for e in found.events if e.tick < last_tick]
+        conductor = cls.from_config(config, first.payload["scenario"], registry=registry,
+                                    seed=first.payload["seed"], progress=progress,
+                                    models=models, approver=approver)
+        _, store = JsonlLedgerStore.resume(ledger_path, keep=len(keep))
+        conductor._replay = deque(keep)
+        conductor._resume_ticks = first.payload["ticks"]
+        if keep:
+            conductor._live_store = store
+        else:
+            conductor.ledger.store = store
+        return conductor
+
     # -- running ----------------------------------------------------------------------
     def stop(self) -> None:
         """Ask the run to end after the current tick (reason ``stop``)."""
@@ -214,10 +283,11 @@ class Conductor:
 
         A keyboard interrupt ends the run cleanly with reason ``stop``.
         """
-        total = self.scenario.governor.max_ticks if ticks is None else ticks
+        if ticks is None:
+            ticks = self._resume_ticks or self.scenario.governor.max_ticks
+        total = ticks
         if total < 0:
             raise ValueError(f"ticks must be >= 0, got {total}")
-        store = self.ledger.store
         if not self.ledger.events:
             self._genesis(total)
         reason = "ticks"
@@ -229,8 +299,8 @@ class Conductor:
                     break
                 self.tick += 1
                 self._run_tick(self.tick)
-                if store is not None:
-                    store.flush()
+                if self.ledger.store is not None:
+                    self.ledger.store.flush()
                 if self.progress is not None:
                     self.progress(self.tick, total)
         except _BudgetSpent as spent:
@@ -238,12 +308,18 @@ class Conductor:
             extra["budget"] = spent.which
         except KeyboardInterrupt:
             reason = "stop"
+        except _Diverged:
+            # Nothing was written past the cut: the file is as resume() left it.
+            if self._live_store is not None:
+                self._live_store.close()
+            self.close()
+            raise
         payload: dict[str, Any] = {"reason": reason, "ticks": self.tick,
                                    "events": len(self.ledger) + 1}
         payload.update(extra)
         self._append(self.tick, "run.finished", "conductor", payload, None)
-        if store is not None:
-            store.close()
+        if self.ledger.store is not None:
+            self.ledger.store.close()
         self.close()
         return RunResult(self.ledger, reason, self.tick, self.telemetry)
 
@@ -288,13 +364,15 @@ class Conductor:
         turn = _Turn(self, tick, trigger)
         try:
             agent.take_turn(turn)
-        except _BudgetSpent:
+        except (_BudgetSpent, _Diverged):
             raise
         except Exception as exc:  # an agent's failure is recorded; the cast goes on
             cause = turn.denied_seq if turn.denied_seq is not None else turn.cause
-            self._append(tick, "agent.failed", agent.name, {
-                "error": type(exc).__name__, "message": str(exc),
-            }, cause)
+            payload = {"error": type(exc).__name__, "message": str(exc)}
+            if isinstance(exc, _Replayed) and self._replay:
+                # A re-derived failure: the recorded words of the original exception.
+                payload = self._replay[0].payload
+            self._append(tick, "agent.failed", agent.name, payload, cause)
 
     def _check_budgets(self) -> None:
         limits = self.scenario.governor
@@ -305,6 +383,13 @@ class Conductor:
 
     def _record_list_changes(self, tick: int) -> None:
         """Put tool-list changes a resolver saw since the last tick on the ledger."""
+        if self._replay:
+            # Resuming: the changes seen then are on the ledger; what the servers say now
+            # is news for after the cut.
+            while self._replay and self._replay[0].kind == "tool.list_changed":
+                self._append(tick, "tool.list_changed", "conductor", self._replay[0].payload,
+                             None)
+            return
         drain = getattr(self.registry.resolver, "drain_changes", None)
         if drain is None:
             return
@@ -315,6 +400,8 @@ class Conductor:
     def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
                 caused_by: int | None) -> Event:
         event = self.ledger.append(tick, kind, actor, payload, caused_by)
+        if self._replay:
+            self._check_replayed(event)
         self._memory.append(memory_line(event))
         if kind == "world.observed" and isinstance(payload.get("text"), str):
             self.scene = payload["text"]
@@ -334,7 +421,7 @@ class Conductor:
         self._tool_calls += 1
         started = time.perf_counter()
         try:
-            result = self.registry.call(agent.name, agent.manifest, tool, params)
+            result = self._dispatch(agent, tool, params)
         except ToolDenied as denied:
             event = self._append(turn.tick, "tool.denied", agent.name,
                                  {**base, "reason": denied.reason}, turn.cause)
@@ -351,7 +438,43 @@ class Conductor:
         self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
         return result
 
+    def _dispatch(self, agent: ManifestAgent, tool: str, params: dict[str, Any]
+                  ) -> dict[str, Any]:
+        """Call through the registry, or, while resuming, give the recorded outcome."""
+        if not self._replay:
+            return self.registry.call(agent.name, agent.manifest, tool, params)
+        recorded = self._replay[0]
+        if recorded.kind == "tool.called" and tool not in agent.manifest.tools:
+            # The grant check is pure: run it, so a grant taken away since is caught here.
+            raise self._diverged(recorded, f"a call of {tool!r} by {agent.name} that its "
+                                 f"manifest no longer grants")
+        if recorded.kind == "tool.denied" and recorded.payload.get("tool") == tool:
+            raise _ReplayedDenial(agent.name, tool, recorded.payload["reason"])
+        if recorded.kind == "tool.called" and recorded.payload.get("tool") == tool:
+            error = recorded.payload.get("error")
+            if error is not None:
+                raise _ReplayedFailure(error["kind"], error["message"], tool)
+            return recorded.payload["result"]
+        raise self._diverged(recorded, f"a call of {tool!r} by {agent.name}")
+
+    def _check_replayed(self, event: Event) -> None:
+        recorded = self._replay.popleft()
+        if event.hash != recorded.hash:
+            raise self._diverged(recorded, f"{event.kind} by {event.actor}")
+        if not self._replay:  # re-derived up to the cut: from here on, write
+            self.ledger.store, self._live_store = self._live_store, None
+
+    def _diverged(self, recorded: Event, found: str) -> LedgerError:
+        return _Diverged(
+            f"cannot resume: at seq {recorded.seq} the ledger has {recorded.kind} by "
+            f"{recorded.actor}, but the current config gives {found}. The manifests, the "
+            f"scenario or the tools changed since the run started; resume with the same "
+            f"config, or start a new run"
+        )
+
     def _telemetry(self, seq: int, tool: str, started: float, transport: str) -> None:
+        if self._replay:
+            return  # nothing was called
         self.telemetry[seq] = {
             "tool": tool, "transport": transport,
             "latency_ms": (time.perf_counter() - started) * 1000.0,

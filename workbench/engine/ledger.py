@@ -231,13 +231,23 @@ class JsonlLedgerStore:
         return _scan(Path(path), None)
 
     @classmethod
-    def resume(cls, path: str | Path) -> tuple[LedgerFile, JsonlLedgerStore]:
-        """Verify ``path``, cut off a torn last line (reported in the result), reopen to append."""
+    def resume(cls, path: str | Path, keep: int | None = None
+               ) -> tuple[LedgerFile, JsonlLedgerStore]:
+        """Verify ``path``, cut it back, and reopen it to append.
+
+        Args:
+            path: The ledger file.
+            keep: Keep only the first ``keep`` events (all complete ones when None). A torn
+                last line is always cut; it stays reported in the returned result.
+
+        Returns:
+            What was read (before cutting) and a store appending after the kept events.
+        """
         found = cls.read(path)
-        if found.torn is not None:
-            keep = sum(len(_line(e)) for e in found.events)
+        kept = found.events if keep is None else found.events[:keep]
+        if found.torn is not None or len(kept) < len(found.events):
             with open(found.path, "r+b") as fh:
-                fh.truncate(keep)
+                fh.truncate(sum(len(_line(e)) for e in kept))
         return found, cls(path, mode="a")
 
 
