@@ -156,19 +156,23 @@ class ApprovalPolicy:
 
     Attributes:
         asked: Every request seen, in order (to show who was asked what).
+        refused: The requests it said no to, in order (what a person may want to approve).
     """
 
     def __init__(self, allow: Iterable[str] = (), deny: Iterable[str] = ()):
         self.allow = frozenset(allow)
         self.deny = frozenset(deny)
         self.asked: list[ApprovalRequest] = []
+        self.refused: list[ApprovalRequest] = []
 
     def __call__(self, request: ApprovalRequest) -> bool:
         """Approve when the tool is allowed and not denied."""
         self.asked.append(request)
-        if request.tool in self.deny:
-            return False
-        return "*" in self.allow or request.tool in self.allow
+        approved = request.tool not in self.deny and ("*" in self.allow
+                                                      or request.tool in self.allow)
+        if not approved:
+            self.refused.append(request)
+        return approved
 
 
 def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -> Approver:

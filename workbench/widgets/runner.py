@@ -20,6 +20,7 @@ from workbench.engine.conductor import Conductor, RunResult
 from workbench.errors import ConfigError
 from workbench.frames import calls_frame, violations_frame
 from workbench.widgets._util import ErrorArea, guarded, show, split_list, table_html
+from workbench.widgets.approval_panel import ApprovalPanel
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.session import TRANSPORTS, Session
 
@@ -80,6 +81,7 @@ class ScenarioRunner(widgets.VBox):
                                          button_style="primary")
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="Progress")
         self.summary = widgets.HTML()
+        self.approvals = ApprovalPanel(on_approve=self._approve_and_rerun)
         self.violations_title = widgets.HTML("<b>Violations</b>")
         self.violations_output = widgets.Output()
         self.calls_title = widgets.HTML("<b>Tool calls</b>")
@@ -92,6 +94,7 @@ class ScenarioRunner(widgets.VBox):
             widgets.HBox([self.run_button, self.progress]),
             self.summary,
             self.error_area,
+            self.approvals,
             self.violations_title,
             self.violations_output,
             self.calls_title,
@@ -130,7 +133,8 @@ class ScenarioRunner(widgets.VBox):
         started = time.perf_counter()
         from workbench.surface.approval import ApprovalPolicy
 
-        session.approver = ApprovalPolicy(allow=split_list(self.approve.value))
+        policy = ApprovalPolicy(allow=split_list(self.approve.value))
+        session.approver = policy
         try:
             registry = session.registry_for(self.transport.value, scenario)
             conductor = Conductor(scenario, manifests, registry, seed=self.seed.value,
@@ -146,6 +150,7 @@ class ScenarioRunner(widgets.VBox):
         self.progress.value = self.progress.max
         self.progress.bar_style = "success"
         self._show_result(result, elapsed)
+        self.approvals.show(policy.refused)
         for callback in self.after_run:
             callback(result)
         return result
@@ -198,6 +203,12 @@ class ScenarioRunner(widgets.VBox):
 
     @guarded
     def _on_run(self, _button: widgets.Button) -> None:
+        self.run()
+
+    @guarded
+    def _approve_and_rerun(self, tools: list[str]) -> None:
+        approved = split_list(self.approve.value)
+        self.approve.value = ", ".join([*approved, *(t for t in tools if t not in approved)])
         self.run()
 
     def __repr__(self) -> str:
