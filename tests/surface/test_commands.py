@@ -150,3 +150,26 @@ class TestLive:
         code, out, _ = run(capsys, "mcp-tool", "--path", str(out_dir))
         problems = json.loads(out)["validation"]["problems"]
         assert code == 1 and any(p["field"] == "name" for p in problems)  # the Cyrillic name
+
+
+class TestApproveDrift:
+    def test_rug_pull_is_refused_until_forced_then_pinned(self, capsys, tmp_path):
+        demo = shlex.join(DEMO_CMD)
+        out_dir = tmp_path / "demo"
+        assert run(capsys, "surface", "import", "--server", demo, "--name", "demo",
+                   "--out", str(out_dir))[0] == 0
+        pins_before = (out_dir / "pins.json").read_bytes()
+        # The pull happens after a session's first tools/list: settle to see it.
+        code, out, _ = run(capsys, "surface", "approve", str(out_dir), "get_weather",
+                           "--server", demo, "--settle", "1")
+        assert code == 1 and "get_weather  drift" in out
+        assert "refused: the audit flags the new text high" in out
+        assert (out_dir / "pins.json").read_bytes() == pins_before  # nothing changed
+
+        code, out, _ = run(capsys, "surface", "approve", str(out_dir), "get_weather",
+                           "nonexistent_tool", "--server", demo, "--settle", "1", "--force")
+        assert code == 1  # one tool was not offered
+        assert "approved" in out and "does not offer it" in out
+        code, out, _ = run(capsys, "surface", "diff", str(out_dir), "--server", demo,
+                           "--settle", "1")
+        assert code == 0, out

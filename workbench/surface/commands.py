@@ -9,6 +9,7 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
     workbench surface import --server "CMD or URL"... --out DIR [--name N]... [--settle S]
                              [--force]
     workbench surface diff DIR (--server "CMD or URL" | --against DIR2) [--format table|json]
+    workbench surface approve DIR TOOL... --server "CMD or URL" [--settle S] [--force]
     workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
                     [--fail-on warning|high]
 
@@ -71,6 +72,17 @@ def register(subparsers: Any) -> None:
                       help="seconds to wait for tools added right after connecting")
     diff.add_argument("--format", choices=("table", "json"), default="table")
     diff.set_defaults(func=_cmd_diff)
+
+    ap = sub.add_parser("approve", help="re-pin tools after reviewing their drift (refuses "
+                        "new text the audit flags high unless --force; exit 1 when refused)")
+    ap.add_argument("dir", help="surface directory (its pins.json is rewritten)")
+    ap.add_argument("tools", nargs="+", metavar="TOOL", help="tools to approve as they are now")
+    ap.add_argument("--server", required=True, help="stdio command line or http(s) URL")
+    ap.add_argument("--settle", type=float, default=0.0,
+                    help="seconds to wait for tools changed right after connecting")
+    ap.add_argument("--force", action="store_true",
+                    help="approve even when the audit flags the new definition high")
+    ap.set_defaults(func=_cmd_approve)
 
     aud = subparsers.add_parser("audit", help="flag hidden characters, injected instructions, "
                                 "secret requests, shadowing and bad names in tool metadata")
@@ -177,6 +189,41 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         _table(("tool", "status", "fields", "previous"),
                [(c.tool, c.status, ", ".join(c.fields), c.previous or "") for c in changes])
     return 1 if any(c.status != "same" for c in changes) else 0
+
+
+def _cmd_approve(args: argparse.Namespace) -> int:
+    from workbench.surface.artifact import load_pins, save_pins
+    from workbench.surface.audit import audit
+    from workbench.surface.importer import fetch_tools
+    from workbench.surface.pins import compare, pin
+
+    server, live = fetch_tools(args.server, settle=args.settle)
+    offered = {tool["name"]: tool for tool in live}
+    pins = {p["name"]: p for p in load_pins(args.dir)}
+    rows, refused = [], 0
+    for name in args.tools:
+        tool = offered.get(name)
+        if tool is None:
+            rows.append((name, "missing", "", f"{server} does not offer it; nothing approved"))
+            refused += 1
+            continue
+        before = [pins[name]["wire"]] if name in pins else []
+        change = compare(before, [tool])[0]
+        high = [f for f in audit({server: [tool]}) if f.severity == "high"]
+        if high and not args.force:
+            rows.append((name, change.status, ", ".join(change.fields),
+                         "refused: the audit flags the new text high ("
+                         + "; ".join(f"{f.code} in {f.field}" for f in high)
+                         + "); read it, then --force if you still trust it"))
+            refused += 1
+            continue
+        server_name = pins[name]["server"] if name in pins else server
+        pins[name] = pin(tool, server_name)
+        rows.append((name, change.status, ", ".join(change.fields), "approved"))
+    if len(rows) > refused:
+        save_pins(args.dir, list(pins.values()))
+    _table(("tool", "status", "fields", "outcome"), rows)
+    return 1 if refused else 0
 
 
 def _snapshot_of(dir: str) -> list[dict[str, Any]]:
