@@ -12,6 +12,7 @@ what to install::
 ``ManifestEditor`` persona, grants, kinds, schedule; problems as you type; Save
 ``SurfaceEditor``  a curated tools.json: descriptions, examples, exposure, audit, diff
 ``ScenarioRunner`` scenario, seed, ticks, transport, Run; violations, calls, ledger
+``ApprovalPanel``  (in the runner) calls refused as not approved; approve and re-run
 ``LedgerView``     a ledger of any size, filtered and one page at a time
 ``Session``        config, live manifests and registries the widgets share
 =================  ================================================================
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.errors import MissingDependency
 
 if TYPE_CHECKING:
+    from workbench.widgets.approval_panel import ApprovalPanel
     from workbench.widgets.ledger_view import LedgerView
     from workbench.widgets.manifest_editor import ManifestEditor
     from workbench.widgets.runner import ScenarioRunner
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from workbench.widgets.workbench import Workbench
 
 __all__ = [
+    "ApprovalPanel",
     "LedgerView",
     "ManifestEditor",
     "ScenarioRunner",
@@ -42,6 +45,7 @@ __all__ = [
 ]
 
 _HOMES = {
+    "ApprovalPanel": "workbench.widgets.approval_panel",
     "LedgerView": "workbench.widgets.ledger_view",
     "ManifestEditor": "workbench.widgets.manifest_editor",
     "ScenarioRunner": "workbench.widgets.runner",
