@@ -48,6 +48,20 @@ class TestRun:
         assert out[0] == "seq,tick,kind,actor,caused_by,payload,hash"
         assert len(out) == 1 + len(path.read_text().splitlines())
 
+    def test_an_existing_ledger_is_not_overwritten_by_accident(self, capsys, repo_root,
+                                                              tmp_path, monkeypatch):
+        monkeypatch.delenv("MCP_SERVERS", raising=False)
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        path = tmp_path / "run.jsonl"
+        path.write_text("precious\n")
+        args = ["run", "oracle-grove", "--ticks", "2", "--ledger", str(path), "--config",
+                str(repo_root / "config")]
+        assert main(args) == 2
+        assert "exists and may hold a run you want" in capsys.readouterr().err
+        assert path.read_text() == "precious\n"
+        assert main([*args, "--overwrite"]) == 0
+        assert path.read_text().startswith('{"actor":"conductor"')
+
     def test_unknown_scenario_is_one_clear_line_and_exit_2(self, capsys, repo_root):
         assert main(["run", "nope", "--config", str(repo_root / "config")]) == 2
         err = capsys.readouterr().err

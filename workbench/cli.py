@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="ticks to run (default: the governor's max_ticks)")
     run.add_argument("--config", default="config", help="config directory (default: config)")
     run.add_argument("--ledger", default=None, help="also write the ledger to this JSONL file")
+    run.add_argument("--overwrite", action="store_true",
+                     help="replace the --ledger file if it exists (otherwise that is an error)")
     run.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",
                      help="how to print the ledger (default: table)")
     run.add_argument("--approve", action="append", default=[], metavar="TOOL",
@@ -104,7 +106,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
                                       ledger_path=args.ledger, progress=_progress(),
-                                      approver=_approver(args))
+                                      approver=_approver(args), overwrite=args.overwrite)
     return _run_and_print(conductor, args, args.ticks)
 
 

@@ -185,7 +185,8 @@ class Conductor:
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
                     registry: ToolRegistry | None = None, seed: int | None = None,
                     ledger_path: str | Path | None = None, progress: Progress | None = None,
-                    models: dict[str, Model] | None = None, approver: Any = None) -> Conductor:
+                    models: dict[str, Model] | None = None, approver: Any = None,
+                    overwrite: bool = False) -> Conductor:
         """Build a conductor for ``scenario`` from a config tree or directory.
 
         Args:
@@ -201,6 +202,8 @@ class Conductor:
             models: Models by agent name, overriding the manifests.
             approver: Confirms calls to tools that may change things when the registry
                 is the scenario's own (None refuses them).
+            overwrite: Replace an existing ``ledger_path`` (by default that is an error:
+                the file may hold a run to keep or to resume).
         """
         tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
         spec = tree.scenario(scenario)
@@ -210,7 +213,8 @@ class Conductor:
 
             registry = scenario_registry(tree.root, spec, approver=approver)
         try:
-            store = JsonlLedgerStore(ledger_path, overwrite=True) if ledger_path else None
+            store = (JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path
+                     else None)
             conductor = cls(spec, tree.cast_of(spec), registry, seed=seed, store=store,
                             progress=progress, models=models)
         except BaseException:

@@ -169,8 +169,9 @@ class JsonlLedgerStore:
         if mode not in ("w", "a"):
             raise ValueError(f"mode must be 'w' or 'a', got {mode!r}")
         if mode == "w" and self.path.exists() and not overwrite:
-            raise LedgerError(f"{self.path} exists; choose another path, pass overwrite=True, "
-                              f"or resume it")
+            raise LedgerError(f"{self.path} exists and may hold a run you want; choose another "
+                              f"path, overwrite it (--overwrite, overwrite=True), or finish "
+                              f"its run with `workbench resume {self.path}`")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[bytes] | None = open(self.path, mode + "b")
 
