@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from workbench.contracts._yaml import load_named
-from workbench.contracts.events import KIND_RULE, check_kind
-from workbench.tools.registry import TOOL_NAME_RE
+from workbench.contracts.events import KIND_RE, KIND_RULE
+from workbench.tools.registry import TOOL_NAME_RE, TOOL_NAME_RULE
 
 __all__ = [
     "AGENT_NAME_RE",
@@ -38,35 +38,24 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _check_kind(value: str) -> str:
-    if not check_kind(value):
-        raise ValueError(f"{value!r} is not a valid event kind; allowed: {KIND_RULE}")
-    return value
+def _matching(pattern: re.Pattern[str], what: str, allowed: str) -> AfterValidator:
+    """A validator that lets through strings matching ``pattern`` and explains the rest."""
 
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(f"{value!r} is not a valid {what}; allowed: {allowed}")
+        return value
 
-def _check_tool(value: str) -> str:
-    if not TOOL_NAME_RE.match(value):
-        raise ValueError(
-            f"{value!r} is not a valid tool name; allowed: 1 to 128 characters from "
-            f"A-Z a-z 0-9 _ . -"
-        )
-    return value
-
-
-def _check_name(value: str) -> str:
-    if not AGENT_NAME_RE.match(value):
-        raise ValueError(
-            f"{value!r} is not a valid name; allowed: lowercase letters, digits, '-' and '_', "
-            f"starting with a letter, at most 64 characters (it is also the file name)"
-        )
-    return value
+    return AfterValidator(check)
 
 
 # Validated per item, so an error's key path names the item (``may_emit[1]``).
-Kind = Annotated[str, AfterValidator(_check_kind)]
-ToolName = Annotated[str, AfterValidator(_check_tool)]
-#: Agent and scenario names.
-Name = Annotated[str, AfterValidator(_check_name)]
+Kind = Annotated[str, _matching(KIND_RE, "event kind", KIND_RULE)]
+ToolName = Annotated[str, _matching(TOOL_NAME_RE, "tool name", TOOL_NAME_RULE)]
+#: Agent and scenario names (each is also its file's name).
+Name = Annotated[str, _matching(
+    AGENT_NAME_RE, "name", "lowercase letters, digits, '-' and '_', starting with a letter, "
+    "at most 64 characters (it is also the file name)")]
 
 
 class ScheduleSpec(StrictModel):

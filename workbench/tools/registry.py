@@ -34,6 +34,7 @@ from workbench.errors import (
 
 __all__ = [
     "TOOL_NAME_RE",
+    "TOOL_NAME_RULE",
     "CapabilityViolation",
     "Guard",
     "ToolRegistry",
@@ -45,13 +46,14 @@ __all__ = [
 
 #: The MCP tool-name rule.
 TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_NAME_RULE = "1 to 128 characters from A-Z a-z 0-9 _ . -"
+#: The rule in words, for error messages.
+TOOL_NAME_RULE = "1 to 128 characters from A-Z a-z 0-9 _ . -"
 
 
 def check_tool_name(name: object) -> str:
     """Return ``name`` if it follows the MCP naming rule, else raise :class:`ToolNameError`."""
     if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
-        raise ToolNameError(f"{name!r} is not a valid tool name; allowed: {_NAME_RULE}")
+        raise ToolNameError(f"{name!r} is not a valid tool name; allowed: {TOOL_NAME_RULE}")
     return name
 
 
