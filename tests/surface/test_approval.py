@@ -117,3 +117,13 @@ class TestPrompt:
             scout.call_tool("send_email", to="y")
         assert 'scout wants to call send_email({"to":"x"}) on demo' in out.getvalue()
         assert "Allow? [y/N]" in out.getvalue()
+
+    @pytest.mark.parametrize("stdin", [None, "pipe"])
+    def test_without_a_terminal_every_request_is_refused(self, monkeypatch, capsys, stdin):
+        # CI runs with no stdin at all, or a pipe: nothing destructive runs unattended.
+        monkeypatch.setattr("sys.stdin", None if stdin is None else io.StringIO("y\n"))
+        _, server, scout = setup(prompt_approver())
+        with pytest.raises(ToolDenied) as err:
+            scout.call_tool("send_email", to="x")
+        assert err.value.reason == "not approved"
+        assert "no terminal to ask" in capsys.readouterr().err

@@ -185,7 +185,8 @@ def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -
     def ask(request: ApprovalRequest) -> bool:
         inp = stdin or sys.stdin
         out = stdout or sys.stderr
-        if not inp.isatty() and stdin is None:
+        # No stdin at all (a daemon, CI with stdin closed) is "no terminal" too.
+        if stdin is None and (inp is None or not inp.isatty()):
             print(f"refused {request.tool!r} for {request.agent}: {request.why} "
                   f"(no terminal to ask)", file=out)
             return False
