@@ -4,7 +4,7 @@ import pytest
 
 from workbench.agents.base import ManifestAgent, format_tools_block
 from workbench.agents.handlers import FortuneTeller, build_agent
-from workbench.agents.models import ModelRequest, ScriptedModel, StubModel
+from workbench.agents.models import ModelRequest, ScriptedModel, StubModel, model_for
 from workbench.contracts.manifest import AgentManifest, ScriptStep
 from workbench.errors import CapabilityViolation
 from workbench.tools.registry import ToolRegistry
@@ -82,6 +82,23 @@ class TestModels:
         texts = {StubModel().respond(ModelRequest("a", "observer", f"p{i}")).text
                  for i in range(40)}
         assert len(texts) > 3
+
+    def test_stub_speaks_an_agents_own_lines_when_it_has_them(self):
+        lines = ["Gulls over the breakwater.", "A trawler rounds the point.", "Fog rolls in."]
+        manifest = AgentManifest.model_validate(
+            {"name": "lookout", "role": "observer", "model": {"lines": lines}})
+        model = model_for(manifest)
+        said = {model.respond(ModelRequest("lookout", "observer", f"p{i}")).text
+                for i in range(30)}
+        assert said == set(lines)
+        again = model_for(manifest).respond(ModelRequest("lookout", "observer", "p7"))
+        assert again == model.respond(ModelRequest("lookout", "observer", "p7"))
+
+    def test_lines_are_only_for_the_stub(self):
+        with pytest.raises(ValueError, match="'lines' is for the stub backend"):
+            AgentManifest.model_validate({
+                "name": "s", "role": "worker", "script": [{"say": "hi"}],
+                "model": {"backend": "scripted", "lines": ["x"]}})
 
     def test_scripted_plays_steps_in_order_and_loops(self):
         model = ScriptedModel([ScriptStep(say="one"),

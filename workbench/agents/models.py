@@ -101,11 +101,19 @@ _LINES: dict[str, tuple[str, ...]] = {
 
 
 class StubModel:
-    """Deterministic offline text: a curated line picked by a hash of the request."""
+    """Deterministic offline text: a curated line picked by a hash of the request.
+
+    Args:
+        lines: The lines to pick from (a manifest's ``model.lines``); the built-in lines
+            for the agent's role when empty.
+    """
+
+    def __init__(self, lines: Sequence[str] = ()):
+        self.lines = tuple(lines)
 
     def respond(self, request: ModelRequest) -> ModelReply:
         """Pick a line for ``request``; the same request always gets the same line."""
-        lines = _LINES.get(request.role, _LINES["worker"])
+        lines = self.lines or _LINES.get(request.role, _LINES["worker"])
         key = f"{request.agent}\x00{request.role}\x00{request.prompt}".encode()
         index = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % len(lines)
         return ModelReply(lines[index])
@@ -136,4 +144,4 @@ def model_for(manifest: AgentManifest) -> Model:
     """The model a manifest asks for (``model.backend``)."""
     if manifest.model.backend == "scripted":
         return ScriptedModel(manifest.script)
-    return StubModel()
+    return StubModel(manifest.model.lines)

@@ -69,10 +69,25 @@ class ScheduleSpec(StrictModel):
 
 
 class ModelSpec(StrictModel):
-    """Which model backend writes the agent's text."""
+    """Which model backend writes the agent's text.
+
+    ``lines`` gives the stub backend the agent's own lines to pick from (deterministically,
+    by a hash of the prompt), so a scenario's world sounds like itself; without them the
+    stub uses built-in lines for the agent's role.
+    """
 
     backend: Literal["stub", "scripted"] = "stub"
     profile: str = "default"
+    lines: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _lines_for_stub(self) -> ModelSpec:
+        if self.lines and self.backend != "stub":
+            raise ValueError(f"'lines' is for the stub backend; a {self.backend} model "
+                             f"takes its words from elsewhere (a scripted one from 'script')")
+        if any(not line.strip() for line in self.lines):
+            raise ValueError("every entry of 'lines' must be non-empty text")
+        return self
 
 
 class MemorySpec(StrictModel):
