@@ -15,6 +15,7 @@ help:
 	@echo "make test   - set up everything and run the whole suite (unit, MCP, notebooks, browser)"
 	@echo "make demo   - run the oracle-grove scenario in the terminal"
 	@echo "make bench  - run the benchmarks in bench/ (prints ratios measured in one run)"
+	@echo "make test-fast - the inner loop: no browser, no npm servers, no notebooks"
 
 # The virtual environment and every Python package the tests and tutorials need.
 $(STAMP): pyproject.toml
@@ -44,8 +45,9 @@ test: install node chromium
 	$(VENV)/bin/ruff check workbench tests bench
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 
+# The inner loop: no browser, no npm server, no notebooks (MCP tests on our own servers stay).
 test-fast: install
-	$(PY) -m pytest -m "not browser" -p no:nbval
+	$(PY) -m pytest -m "not browser and not external" -p no:nbval
 
 lab: install node
 	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
