@@ -61,7 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--ticks", type=int, default=None,
                      help="ticks to run (default: the governor's max_ticks)")
     run.add_argument("--config", default="config", help="config directory (default: config)")
-    run.add_argument("--ledger", default=None, help="also write the ledger to this JSONL file")
+    run.add_argument("--ledger", default=None,
+                     help="also write the ledger to this JSONL file (and the calls' latencies "
+                          "and times beside it, to NAME.calls.jsonl)")
     run.add_argument("--overwrite", action="store_true",
                      help="replace the --ledger file if it exists (otherwise that is an error)")
     run.add_argument("--format", choices=("table", "jsonl", "csv"), default="table",

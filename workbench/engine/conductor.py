@@ -26,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
+from workbench.engine.telemetry import CallsLog, calls_log_path
 from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
@@ -162,6 +164,8 @@ class Conductor:
         self.agents = [build_agent(m, registry, models.get(m.name)) for m in manifests]
         self.ledger = Ledger(f"{scenario.name}:{self.seed}", store)
         self.telemetry: dict[int, dict[str, Any]] = {}
+        #: Where telemetry is also written, beside a ledger file (set by from_config).
+        self.calls_log: CallsLog | None = None
         self.scene = scenario.genesis(self.seed)
         self.tick = 0
         self._subscribers: dict[str, list[ManifestAgent]] = {}
@@ -222,10 +226,17 @@ class Conductor:
                 _close_resolver(registry)
             raise
         conductor._owns_registry = owned
+        if ledger_path:
+            conductor.calls_log = CallsLog(calls_log_path(ledger_path))
         return conductor
 
     def close(self) -> None:
-        """Stop the MCP servers this conductor started (it does so after a run itself)."""
+        """Close the calls log and stop the MCP servers this conductor started.
+
+        A run does this itself when it ends.
+        """
+        if self.calls_log is not None:
+            self.calls_log.close()
         if self._owns_registry:
             _close_resolver(self.registry)
 
@@ -269,6 +280,7 @@ class Conductor:
                                     seed=first.payload["seed"], progress=progress,
                                     models=models, approver=approver)
         _, store = JsonlLedgerStore.resume(ledger_path, keep=len(keep))
+        conductor.calls_log = CallsLog(calls_log_path(ledger_path), keep_below=len(keep))
         conductor._replay = deque(keep)
         conductor._resume_ticks = first.payload["ticks"]
         if keep:
@@ -305,6 +317,8 @@ class Conductor:
                 self._run_tick(self.tick)
                 if self.ledger.store is not None:
                     self.ledger.store.flush()
+                if self.calls_log is not None:
+                    self.calls_log.flush()
                 if self.progress is not None:
                     self.progress(self.tick, total)
         except _BudgetSpent as spent:
@@ -479,7 +493,11 @@ class Conductor:
     def _telemetry(self, seq: int, tool: str, started: float, transport: str) -> None:
         if self._replay:
             return  # nothing was called
-        self.telemetry[seq] = {
+        record = {
             "tool": tool, "transport": transport,
             "latency_ms": (time.perf_counter() - started) * 1000.0,
         }
+        self.telemetry[seq] = record
+        if self.calls_log is not None:
+            at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            self.calls_log.write(seq, {**record, "at": at})
