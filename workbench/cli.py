@@ -117,9 +117,8 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
     conductor = Conductor.resume(args.config, args.ledger, progress=_progress(),
                                  approver=_approver(args))
-    kept = len(conductor._replay)
-    print(f"resumed {args.ledger}: re-deriving {kept} recorded events without calling "
-          f"any tool, then continuing", file=sys.stderr)
+    print(f"resumed {args.ledger}: re-deriving {conductor.pending_replay} recorded events "
+          f"without calling any tool, then continuing", file=sys.stderr)
     return _run_and_print(conductor, args, None)
 
 

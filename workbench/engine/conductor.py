@@ -240,6 +240,11 @@ class Conductor:
         if self._owns_registry:
             _close_resolver(self.registry)
 
+    @property
+    def pending_replay(self) -> int:
+        """Recorded events a resumed run has still to re-derive before it calls anything."""
+        return len(self._replay)
+
     @classmethod
     def resume(cls, config: ConfigTree | str | Path, ledger_path: str | Path, *,
                registry: ToolRegistry | None = None, progress: Progress | None = None,
