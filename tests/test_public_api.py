@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -26,25 +27,27 @@ def test_unknown_name_is_an_attribute_error():
         raise AssertionError("expected AttributeError")
 
 
-def test_import_workbench_stays_light():
-    code = ("import sys, workbench; "
-            "print(sorted(m for m in ('mcp', 'pandas', 'ipywidgets', 'jsonschema', 'pydantic') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"
+HEAVY = ("mcp", "pandas", "ipywidgets", "jsonschema", "pydantic")
 
 
-def test_running_a_scenario_never_imports_mcp_pandas_or_widgets():
-    code = ("import sys; from workbench import Conductor, ToolRegistry;"
-            "from workbench.tools.builtins import register_builtins;"
+def heavy_modules_after(code: str, repo_root) -> list[str]:
+    """Which heavy modules a fresh interpreter has loaded after running ``code``."""
+    probe = f"{code}\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=repo_root)
+    return ast.literal_eval(out.stdout.strip())
+
+
+def test_import_workbench_stays_light(repo_root):
+    assert heavy_modules_after("import workbench", repo_root) == []
+
+
+def test_running_a_scenario_never_imports_mcp_pandas_or_widgets(repo_root):
+    code = ("from workbench import Conductor, ToolRegistry\n"
+            "from workbench.tools.builtins import register_builtins\n"
             "Conductor.from_config('config', 'oracle-grove', "
-            "registry=register_builtins(ToolRegistry())).run(2);"
-            "print(sorted(m for m in ('mcp', 'pandas', 'ipywidgets', 'jsonschema') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"
+            "registry=register_builtins(ToolRegistry())).run(2)")
+    assert heavy_modules_after(code, repo_root) == ["pydantic"]
 
 
 def test_every_error_is_a_workbench_error():
