@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,20 @@ def small_ledger(store: JsonlLedgerStore | None = None, n: int = 5) -> Ledger:
         ledger.append(i, "world.observed", "world", {"text": f"scene {i} – ünïcode"},
                       None if i == 0 else i - 1)
     return ledger
+
+
+def edit_lines(path: Path, change) -> None:
+    """Rewrite a ledger file's lines with ``change(lines)`` (a tamper or a corruption)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    change(lines)
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def replace_in_line(index: int, old: str, new: str):
+    def change(lines: list[str]) -> None:
+        lines[index] = lines[index].replace(old, new)
+
+    return change
 
 
 class TestChain:
@@ -62,9 +77,7 @@ class TestStore:
         path.write_bytes(path.read_bytes()[:-10])
         torn = JsonlLedgerStore.verify(path)
         assert (torn.count, torn.torn_line) == (4, 5) and torn.final_hash == ledger[3].hash
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        lines[1] = lines[1].replace("scene 1", "scene 9")
-        path.write_text("".join(lines), encoding="utf-8")
+        edit_lines(path, replace_in_line(1, "scene 1", "scene 9"))
         with pytest.raises(LedgerTampered) as info:
             JsonlLedgerStore.verify(path)
         assert info.value.line == 2
@@ -79,9 +92,7 @@ class TestStore:
         path = tmp_path / "run.jsonl"
         with JsonlLedgerStore(path) as store:
             small_ledger(store)
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        lines[3] = lines[3].replace("scene 3", "scene X")
-        path.write_text("".join(lines), encoding="utf-8")
+        edit_lines(path, replace_in_line(3, "scene 3", "scene X"))
         with pytest.raises(LedgerTampered) as info:
             JsonlLedgerStore.read(path)
         assert info.value.line == 4
@@ -91,9 +102,10 @@ class TestStore:
         path = tmp_path / "run.jsonl"
         with JsonlLedgerStore(path) as store:
             small_ledger(store)
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        lines[1], lines[2] = lines[2], lines[1]
-        path.write_text("".join(lines), encoding="utf-8")
+        def swap(lines: list[str]) -> None:
+            lines[1], lines[2] = lines[2], lines[1]
+
+        edit_lines(path, swap)
         with pytest.raises(LedgerTampered):
             JsonlLedgerStore.read(path)
 
@@ -130,9 +142,7 @@ class TestStore:
         path = tmp_path / "run.jsonl"
         with JsonlLedgerStore(path) as store:
             small_ledger(store)
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        lines.insert(2, "not json\n")
-        path.write_text("".join(lines), encoding="utf-8")
+        edit_lines(path, lambda lines: lines.insert(2, "not json\n"))
         with pytest.raises(LedgerError, match=":3:"):
             JsonlLedgerStore.read(path)
 
