@@ -14,6 +14,7 @@ message, which always says what happened and what to do next::
      ├── LedgerError              a ledger file cannot be trusted
      │    └── LedgerTampered      the hash chain does not verify
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
+ ├── ExportError              an export was asked for in a format that does not exist
      └── MissingDependency        an optional extra is not installed (also ImportError)
 
 The reason on a :class:`ToolDenied` is written for the agent and the ledger; anything only
@@ -25,6 +26,7 @@ from __future__ import annotations
 __all__ = [
     "CapabilityViolation",
     "ConfigError",
+    "ExportError",
     "LedgerError",
     "LedgerTampered",
     "MissingDependency",
@@ -157,6 +159,14 @@ class LedgerTampered(LedgerError):
 
 class PolicyRefused(WorkbenchError):
     """A curation edit is not allowed by the surface's policy."""
+
+
+class ExportError(WorkbenchError, ValueError):
+    """An export was asked for in a format that does not exist (nothing is written)."""
+
+    def __init__(self, path: object, message: str):
+        self.path = path
+        super().__init__(f"{path}: {message}")
 
 
 class MissingDependency(WorkbenchError, ImportError):

@@ -6,11 +6,14 @@ imported when a frame is built, never on ``import workbench``.
 
 from __future__ import annotations
 
+import html
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.base import summarize
-from workbench.contracts.events import Event
+from workbench.contracts.events import Event, canonical_json
 from workbench.errors import MissingDependency
 
 if TYPE_CHECKING:
@@ -85,14 +88,16 @@ def violations_frame(ledger: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=VIOLATIONS_COLUMNS)
 
 
-def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None = None
-                ) -> pd.DataFrame:
+def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None = None,
+                payloads: bool = False) -> pd.DataFrame:
     """One row per tool call, made or refused.
 
     ``outcome`` is ``ok``, an error kind (``tool_error``, ``protocol_error``,
-    ``transport_error``, ``timeout``) or ``denied``; ``detail`` holds the error message or
-    the refusal's reason. Latency and transport come from the run's telemetry (a
-    RunResult carries its own) and are empty without it.
+    ``transport_error``, ``timeout``) or ``denied``; ``detail`` holds what the tool
+    returned (as in the ledger's summary), the error message or the refusal's reason.
+    Latency and transport come from the run's telemetry (a RunResult carries its own) and
+    are empty without it. With ``payloads``, two more columns hold each call's ``params``
+    and its ``result`` (the tool's dict, the error, or None when refused).
     """
     pd = _pandas()
     if telemetry is None:
@@ -102,17 +107,59 @@ def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None =
         if e.kind == "tool.called":
             error = e.payload.get("error")
             outcome = error["kind"] if error else "ok"
-            detail = error["message"] if error else ""
+            detail = error["message"] if error else summarize(e).split(" -> ", 1)[-1]
         elif e.kind == "tool.denied":
             outcome, detail = "denied", e.payload.get("reason", "")
         else:
             continue
         tel = telemetry.get(e.seq, {})
-        rows.append((e.seq, e.tick, e.actor, e.payload.get("tool"), outcome, detail,
-                     tel.get("latency_ms"), tel.get("transport")))
-    frame = pd.DataFrame(rows, columns=CALLS_COLUMNS)
+        row = (e.seq, e.tick, e.actor, e.payload.get("tool"), outcome, detail,
+               tel.get("latency_ms"), tel.get("transport"))
+        if payloads:
+            row += (e.payload.get("params"), e.payload.get("error") or e.payload.get("result"))
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=CALLS_COLUMNS + (["params", "result"] if payloads else []))
     frame["latency_ms"] = frame["latency_ms"].astype("Float64")
     return frame
+
+
+CHANGES_COLUMNS = ["table", "change", "tick", "agent", "tool", "before", "after"]
+
+
+def _call_keys(ledger: Any) -> dict[tuple[Any, ...], tuple[str, str]]:
+    """(table, tick, agent, tool, n-th such call in the tick) -> (its payload, its outcome)."""
+    keyed: dict[tuple[Any, ...], tuple[str, str]] = {}
+    seen: dict[tuple[Any, ...], int] = {}
+    for e in events_of(ledger):
+        if e.kind not in ("tool.called", "tool.denied"):
+            continue
+        table = "violations" if e.kind == "tool.denied" else "calls"
+        base = (table, e.tick, e.actor, str(e.payload.get("tool")))
+        n = seen[base] = seen.get(base, -1) + 1
+        keyed[(*base, n)] = (canonical_json(e.payload), summarize(e).split(" -> ", 1)[-1])
+    return keyed
+
+
+def changes_frame(before: Any, after: Any) -> pd.DataFrame:
+    """The violations and calls that changed from run ``before`` to run ``after``.
+
+    Calls are matched by tick, agent, tool and order within the tick, so a call that
+    moved to another tick shows as removed and added. ``change`` is ``added``,
+    ``removed`` or ``changed``; ``before``/``after`` say what each call came to (the
+    tool's result, the error, or the refusal's reason). Unchanged calls are left out.
+    Columns: table, change, tick, agent, tool, before, after; sorted by table then tick.
+    """
+    pd = _pandas()
+    old, new = _call_keys(before), _call_keys(after)
+    rows = []
+    for key in sorted(old.keys() | new.keys(), key=lambda k: (k[0] != "violations", *k[1:])):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        change = "added" if a is None else "removed" if b is None else "changed"
+        rows.append((key[0], change, key[1], key[2], key[3], a[1] if a else "",
+                     b[1] if b else ""))
+    return pd.DataFrame(rows, columns=CHANGES_COLUMNS)
 
 
 
@@ -120,7 +167,7 @@ def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None =
 TOOLS_COLUMNS = ["name", "title", "description", "parameters", "required", "read_only",
                  "source"]
 FINDINGS_COLUMNS = ["severity", "server", "tool", "code", "field", "evidence"]
-DIFF_COLUMNS = ["item", "status", "fields", "a", "b"]
+DIFF_COLUMNS = ["item", "status", "fields", "before", "after"]
 
 _SEVERITY_ORDER = {"high": 0, "warning": 1, "info": 2}
 
@@ -189,11 +236,13 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
     """Two runs or two surfaces side by side.
 
     Runs (Ledger, RunResult or event lists): one row per seq; ``status`` is ``same``,
-    ``changed`` (``fields`` names the differing content fields), ``only a`` or ``only b``;
-    ``a``/``b`` summarise each side's event. Surfaces (directories, pin lists or wire tool
-    lists): one row per tool as :func:`workbench.surface.pins.compare` classifies it
-    (``same``, ``drift``, ``rename``, ``added``, ``removed``); ``a``/``b`` are the
-    descriptions. Columns: item, status, fields, a, b; sorted by item.
+    ``changed`` (``fields`` names the differing content fields), ``only before`` or
+    ``only after``; ``before``/``after`` summarise the event of run ``a`` and of run ``b``.
+    Surfaces (directories, pin lists or wire tool lists): one row per tool as
+    :func:`workbench.surface.pins.compare` classifies it (``same``, ``drift``, ``rename``,
+    ``added``, ``removed``); ``before``/``after`` are the descriptions in ``a`` and ``b``,
+    and a name with non-ASCII characters has them named, so look-alikes differ on screen.
+    Columns: item, status, fields, before, after; sorted by item.
     """
     pd = _pandas()
     if _is_run(a) and _is_run(b):
@@ -203,7 +252,7 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
             x = ea[seq] if seq < len(ea) else None
             y = eb[seq] if seq < len(eb) else None
             if x is None or y is None:
-                status, fields = ("only b" if x is None else "only a"), ""
+                status, fields = ("only after" if x is None else "only before"), ""
             else:
                 names = ("tick", "kind", "actor", "payload", "caused_by")
                 changed = [n for n in names if getattr(x, n) != getattr(y, n)]
@@ -212,11 +261,14 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
                          "" if x is None else f"{x.kind} {x.actor}: {summarize(x, 80)}",
                          "" if y is None else f"{y.kind} {y.actor}: {summarize(y, 80)}"))
         return pd.DataFrame(rows, columns=DIFF_COLUMNS)
+    from workbench.contracts.characters import distinguishable
     from workbench.surface.pins import compare
 
     rows = []
     for change in compare(_surface_tools(a), _surface_tools(b)):
-        item = change.tool if change.previous is None else f"{change.previous} -> {change.tool}"
+        item = distinguishable(change.tool)
+        if change.previous is not None:
+            item = f"{distinguishable(change.previous)} -> {item}"
         rows.append((item, change.status, ", ".join(change.fields),
                      (change.before or {}).get("description", ""),
                      (change.after or {}).get("description", "")))
@@ -225,11 +277,152 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
 
 
 def _surface_tools(value: Any) -> list[Any]:
-    from pathlib import Path
-
     if isinstance(value, (str, Path)):
         from workbench.surface.artifact import entry_to_wire, load_pins, load_tools
 
         pins = load_pins(value)
         return [p["wire"] for p in pins] if pins else [entry_to_wire(t) for t in load_tools(value)]
     return list(value.values()) if isinstance(value, Mapping) else list(value)
+
+
+# -- export and display ---------------------------------------------------------------------
+EXPORT_FORMATS = ("jsonl", "csv", "parquet")
+
+
+def export_format(path: str | Path, format: str | None = None) -> str:
+    """The export format for ``path``: ``format`` if given, else from the file's suffix.
+
+    Raises:
+        ExportError: the format is not one of :data:`EXPORT_FORMATS`.
+    """
+    from workbench.errors import ExportError
+
+    fmt = (format or Path(path).suffix.lstrip(".")).lower()
+    if fmt not in EXPORT_FORMATS:
+        raise ExportError(path, f"unknown export format {fmt or '(no suffix)'!r}; use one "
+                          f"of {', '.join(EXPORT_FORMATS)} (or a file ending in one)")
+    return fmt
+
+
+def export_frame(frame: pd.DataFrame, path: str | Path, format: str | None = None) -> Path:
+    """Write ``frame`` as JSONL, CSV or Parquet, atomically; dicts and lists become JSON text.
+
+    Parquet needs pyarrow (``pip install 'tool-contract-workbench[frames]'``).
+
+    Raises:
+        ExportError: unknown format.
+        MissingDependency: Parquet without pyarrow.
+    """
+    path = Path(path)
+    fmt = export_format(path, format)
+    flat = frame.copy()
+    for col in flat.columns:
+        if flat[col].dtype == object:
+            flat[col] = [v if v is None or isinstance(v, str | int | float | bool)
+                         else canonical_json(v) for v in flat[col]]
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        if fmt == "jsonl":
+            flat.to_json(tmp, orient="records", lines=True, force_ascii=False)
+        elif fmt == "csv":
+            flat.to_csv(tmp, index=False)
+        else:
+            try:
+                import pyarrow  # noqa: F401
+            except ImportError as exc:
+                raise MissingDependency("pyarrow", "frames") from exc
+            flat.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def export_ledger(ledger: Any, path: str | Path, format: str | None = None) -> Path:
+    """Write a ledger's events as JSONL (the ledger file's own lines), CSV or Parquet.
+
+    JSONL is byte-identical to what a ledger store writes, so ``workbench verify`` checks
+    it when the events are a whole run. CSV and Parquet hold :func:`ledger_frame`'s
+    columns with the payload as canonical JSON text.
+    """
+    path = Path(path)
+    fmt = export_format(path, format)
+    events = events_of(ledger)
+    if fmt != "jsonl":
+        return export_frame(ledger_frame(events), path, fmt)
+    from workbench.engine.ledger import Ledger
+
+    run_id = events[0].run_id if events else "empty"
+    text = Ledger(run_id, events=events).to_jsonl()
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def frame_html(frame: pd.DataFrame, css: str = "", wrap: tuple[str, ...] = ()) -> str:
+    """A DataFrame as an HTML table that reads well in JupyterLab.
+
+    Text is left-aligned and numbers right-aligned (Lab right-aligns every cell), missing
+    values are blank rather than ``<NA>``, and only the ``wrap`` columns may wrap: an
+    agent called ``fortune-teller`` should not break at its hyphen. Styles are inline
+    because Lab's sanitizer drops ``<style>`` elements from untrusted notebooks' outputs.
+    """
+    pd = _pandas()
+    styles = []
+    for col in frame.columns:
+        numeric = pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(
+            frame[col])
+        style = f"text-align:{'right' if numeric else 'left'};vertical-align:top"
+        styles.append(style + ("" if col in wrap else ";white-space:nowrap"))
+    head = "".join(f'<th style="{st}">{html.escape(str(col))}</th>'
+                   for col, st in zip(frame.columns, styles, strict=True))
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{st}">{html.escape(_cell(value))}</td>'
+                         for value, st in zip(row, styles, strict=True)) + "</tr>\n"
+        for row in frame.itertuples(index=False, name=None)
+    )
+    return (f'<table class="dataframe {css}"><thead><tr class="wb-head">{head}</tr></thead>'
+            f"<tbody>\n{body}</tbody></table>")
+
+
+def _cell(value: Any) -> str:
+    """One cell's text: blank for missing values, floats to 3 decimals, dicts as JSON."""
+    pd = _pandas()
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, float):
+        return "" if value != value else f"{value:.3f}"
+    if isinstance(value, dict | list):
+        return canonical_json(value)
+    return str(value)
+
+
+def use_readable_tables(max_rows: int = 60) -> None:
+    """Show every DataFrame in this notebook as :func:`frame_html` does (call it once).
+
+    Text columns left-aligned, blanks instead of ``<NA>``; long frames show their first
+    and last rows, as pandas does. Installed as IPython's HTML formatter for DataFrames,
+    so ending a cell with a frame is enough. Does nothing outside IPython.
+    """
+    pd = _pandas()
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - notebooks always have IPython
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+
+    def render(frame: pd.DataFrame) -> str:
+        if len(frame) <= max_rows:
+            return frame_html(frame)
+        half = max_rows // 2
+        note = f"<p><i>{len(frame):,} rows &times; {len(frame.columns)} columns; " \
+               f"first and last {half} shown</i></p>"
+        return frame_html(frame.head(half)) + frame_html(frame.tail(half)) + note
+
+    shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, render)

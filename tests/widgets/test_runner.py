@@ -20,7 +20,7 @@ class TestGrantEditThenRun:
         assert set(denied["tool"]) == {"oracle"}
         assert set(denied["reason"]) == {"not granted"}
         assert list(denied["seq"]) == [e.seq for e in runner.result.ledger.of_kind("tool.denied")]
-        shown = output_html(runner.violations_output)
+        shown = output_html(runner.violations_table.table)
         assert 'class="dataframe wb-violations"' in shown and "not granted" in shown
         assert shown.count("<tr>") == len(denied)  # one body row per violation
 
@@ -29,8 +29,8 @@ class TestGrantEditThenRun:
         assert runner.last_error is None
         assert runner.frames["violations"].empty
         assert runner.result.ledger.of_kind("tool.denied") == []
-        assert "No violations." in output_html(runner.violations_output)
-        assert "not granted" not in output_html(runner.violations_output)
+        assert "No violations." in output_html(runner.violations_table.table)
+        assert "not granted" not in output_html(runner.violations_table.table)
         assert len(runner.result.ledger.of_kind("oracle.spoke")) > 0
 
     def test_regranted_run_equals_the_original(self, workbench):
@@ -63,7 +63,7 @@ class TestRunner:
         calls = runner.frames["calls"]
         assert set(calls["outcome"]) == {"ok"}
         assert set(calls["transport"]) == {"in-process"}
-        assert "wb-calls" in output_html(runner.calls_output)
+        assert "wb-calls" in output_html(runner.calls_table.table)
         assert runner.ledger_view.matches == len(result.ledger)
         assert f"{len(result.ledger):,} events" in runner.summary.value
 

@@ -47,7 +47,7 @@ def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
     denied = runner.frames["violations"]
     assert list(denied["tool"]) == ["get-env"]
     assert list(denied["reason"]) == ["hidden by curation"]
-    assert "hidden by curation" in output_html(runner.violations_output)
+    assert "hidden by curation" in output_html(runner.violations_table.table)
     calls = runner.frames["calls"]
     assert set(calls.loc[calls["outcome"] == "ok", "transport"]) == {
         "stdio:time", "stdio:everything"}
@@ -66,14 +66,16 @@ def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
     assert calls.loc[calls["outcome"] == "ok", "tool"].tolist() == ["get_current_time"]
 
 
-def test_server_tools_become_grantable_after_a_run(workbench, servers_env):
+def test_grants_follow_the_scenario_and_survive_a_run(workbench, servers_env):
     editor = workbench.manifest_editor
     editor.select("timekeeper")
-    assert editor.grant_boxes["echo"].description == "echo (not registered)"
+    assert editor.grant_boxes["echo"].description == "echo (not offered)"
     workbench.runner.scenario_select.value = "watch-house"
+    assert editor.grant_boxes["echo"].description == "echo"
     workbench.runner.approve.value = "*"
     workbench.runner.run_button.click()
     assert workbench.runner.last_error is None, workbench.runner.last_error
     assert editor.grant_boxes["echo"].description == "echo"
     assert editor.grant_boxes["echo"].value
-    assert "get-sum" in editor.grant_boxes and not editor.grant_boxes["get-sum"].value
+    assert editor.grant_boxes["get-sum"].description == "get-sum (hidden by curation)"
+    assert editor.grant_boxes["get-sum"].disabled and not editor.grant_boxes["get-sum"].value

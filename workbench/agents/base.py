@@ -55,11 +55,26 @@ def summarize(event: Event, limit: int = 160) -> str:
     text = payload.get("text") or payload.get("omen")
     if not isinstance(text, str):
         if event.kind in ("tool.called", "tool.denied"):
-            outcome = payload.get("reason") or (payload.get("error") or {}).get("kind") or "ok"
-            text = f"{payload.get('tool')} -> {outcome}"
+            text = f"{payload.get('tool')} -> {_outcome(payload)}"
+        elif event.kind == "agent.failed" and isinstance(payload.get("message"), str):
+            text = f"{payload.get('error', 'error')}: {payload['message']}"
         else:
             text = canonical_json(payload)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _outcome(payload: dict[str, Any]) -> str:
+    """What a call came to: the refusal, the error, or what the tool returned."""
+    error = payload.get("error")
+    if payload.get("reason") or error:
+        reason = payload.get("reason")
+        return str(reason) if reason else f"{error.get('kind')}: {error.get('message', '')}"
+    result = payload.get("result")
+    if isinstance(result, dict) and result:
+        # Scalars as key: value (an omen reads as itself); anything nested as JSON.
+        return " | ".join(f"{k}: {v if isinstance(v, str | int | float) else canonical_json(v)}"
+                         for k, v in result.items())
+    return "ok" if result in (None, {}) else canonical_json(result)
 
 
 def memory_line(event: Event) -> str:

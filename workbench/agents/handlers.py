@@ -50,7 +50,9 @@ class FortuneTeller(ManifestAgent):
             prompt=self.build_prompt(turn, extra=f"THE OMEN: {omen}"),
             tools=tuple(self.available_tools()), profile=self.manifest.model.profile,
         ))
-        self.emit("oracle.spoke", {"text": reply.text or omen, "omen": omen, "seed": scene})
+        # What is spoken carries the omen: a model that did not weave it in is prefixed by it.
+        text = reply.text if reply.text and omen in reply.text else f"{omen} {reply.text}".strip()
+        self.emit("oracle.spoke", {"text": text, "omen": omen, "seed": scene})
 
 
 def build_agent(manifest: AgentManifest, registry: ToolRegistry, model: Model | None = None,

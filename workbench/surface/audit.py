@@ -47,6 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.contracts.characters import named_characters
 from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = ["SEVERITIES", "Finding", "audit", "at_or_above", "phantom_params", "tool_texts",
@@ -351,7 +352,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     twins = sorted(skeletons.get(_skeleton(name), set()) - {name})
     if twins:
         add("name.confusable", "warning", "name", f"{visible(name)!r} looks like "
-            f"{', '.join(repr(visible(t)) for t in twins)}")
+            f"{', '.join(repr(visible(t)) for t in twins)}" + named_characters(name, *twins))
     if not tool.get("annotations"):
         add("hints.missing", "info", "annotations", "no annotations: every call needs "
             "approval (treated as destructive)")

@@ -173,6 +173,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
+    from workbench.contracts.characters import distinguishable
     from workbench.surface.pins import compare
 
     before = _snapshot_of(args.dir)
@@ -187,7 +188,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         _print_json([c.to_dict() for c in changes])
     else:
         _table(("tool", "status", "fields", "previous"),
-               [(c.tool, c.status, ", ".join(c.fields), c.previous or "") for c in changes])
+               [(distinguishable(c.tool), c.status, ", ".join(c.fields),
+                 distinguishable(c.previous or "")) for c in changes])
     return 1 if any(c.status != "same" for c in changes) else 0
 
 

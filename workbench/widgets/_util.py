@@ -49,37 +49,10 @@ def show(output: widgets.Output, *objects: Any) -> None:
 
 
 def table_html(frame: Any, css: str, wrap: tuple[str, ...] = ()) -> str:
-    """A DataFrame as an HTML table that reads well in JupyterLab.
+    """A DataFrame as an HTML table that reads well in JupyterLab (see ``frame_html``)."""
+    from workbench.frames import frame_html
 
-    Text is left-aligned (Lab right-aligns table cells, which suits numbers, not prose),
-    missing values are blank, and only the ``wrap`` columns may wrap: an agent called
-    ``fortune-teller`` should not break at its hyphen. Styles are inline because Lab's
-    sanitizer drops ``<style>`` elements from the outputs of untrusted notebooks.
-    """
-    styles = [
-        "text-align:left;vertical-align:top" + ("" if col in wrap else ";white-space:nowrap")
-        for col in frame.columns
-    ]
-    head = "".join(f'<th style="{st}">{html.escape(str(col))}</th>'
-                   for col, st in zip(frame.columns, styles, strict=True))
-    body = "".join(
-        "<tr>" + "".join(f'<td style="{st}">{html.escape(_cell(value))}</td>'
-                         for value, st in zip(row, styles, strict=True)) + "</tr>\n"
-        for row in frame.itertuples(index=False, name=None)
-    )
-    return (f'<table class="dataframe {css}"><thead><tr class="wb-head">{head}</tr></thead>'
-            f"<tbody>\n{body}</tbody></table>")
-
-
-def _cell(value: Any) -> str:
-    """One cell's text: blank for missing values, floats to 3 decimals."""
-    import pandas as pd  # already imported: the frame being shown is a pandas frame
-
-    if value is None or value is pd.NA:
-        return ""
-    if isinstance(value, float):
-        return "" if value != value else f"{value:.3f}"
-    return str(value)
+    return frame_html(frame, css, wrap)
 
 
 def problem_html(problem: str | None) -> str:

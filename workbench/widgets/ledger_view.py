@@ -5,18 +5,21 @@ Python side and sends the browser only the current page: the widget state (what 
 frontend holds and what a saved notebook stores) is one page of HTML plus the filter
 choices, whatever the ledger's size. Filters (agent, kind, tick range) select events by
 index; a frame is built only for the page shown, or for :meth:`LedgerView.frame` on demand.
+*Export* writes the filtered events (all of them with no filter) as JSONL (the ledger
+file's own lines, which ``workbench verify`` checks for a whole run), CSV or Parquet.
 """
 
 from __future__ import annotations
 
 import html
 from bisect import bisect_left, bisect_right
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
 from workbench.contracts.events import Event
-from workbench.frames import events_of, ledger_frame
+from workbench.frames import events_of, export_ledger, ledger_frame
 from workbench.widgets._util import ErrorArea, guarded, show, table_html
 
 if TYPE_CHECKING:
@@ -70,12 +73,19 @@ class LedgerView(widgets.VBox):
                                           layout=widgets.Layout(width="3em"))
         self.page_label = widgets.HTML()
         self.table = widgets.Output()
+        self.export_path = widgets.Text(value="ledger.jsonl", description="Export to",
+                                        layout=widgets.Layout(width="24em"),
+                                        tooltip="a file ending in .jsonl, .csv or .parquet")
+        self.export_button = widgets.Button(description="Export", icon="download",
+                                            tooltip="Write the filtered events to the file")
+        self.export_status = widgets.HTML()
         super().__init__(children=[
             widgets.HBox([self.agent_filter, self.kind_filter]),
             widgets.HBox([self.tick_range, self.show_payload]),
             widgets.HBox([self.first_button, self.prev_button, self.next_button,
                           self.last_button, self.page_label]),
             self.table,
+            widgets.HBox([self.export_path, self.export_button, self.export_status]),
             self.error_area,
         ], **kwargs)
 
@@ -86,6 +96,7 @@ class LedgerView(widgets.VBox):
         self.prev_button.on_click(lambda _b: self._on_page(self.page - 1))
         self.next_button.on_click(lambda _b: self._on_page(self.page + 1))
         self.last_button.on_click(lambda _b: self._on_page(self.page_count - 1))
+        self.export_button.on_click(self._on_export)
         self.show(ledger)
 
     # -- public API -------------------------------------------------------------------
@@ -135,6 +146,22 @@ class LedgerView(widgets.VBox):
     def frame(self) -> pd.DataFrame:
         """Every filtered event (not only the page) as a ledger frame."""
         return ledger_frame([self._events[i] for i in self._matches])
+
+    def export(self, path: str | Path | None = None, format: str | None = None) -> Path:
+        """Write the filtered events to ``path`` (the *Export to* field when None).
+
+        Args:
+            path: A file ending in ``.jsonl``, ``.csv`` or ``.parquet``.
+            format: One of those, when the suffix says something else.
+
+        Raises:
+            ExportError: unknown format (nothing is written).
+        """
+        written = export_ledger([self._events[i] for i in self._matches],
+                                path or self.export_path.value, format)
+        self.export_status.value = (f"wrote {len(self._matches):,} events to "
+                                    f"{html.escape(str(written))}")
+        return written
 
     # -- filtering and rendering ------------------------------------------------------
     def _filter(self) -> None:
@@ -194,6 +221,10 @@ class LedgerView(widgets.VBox):
     @guarded
     def _on_page(self, page: int) -> None:
         self.go_to(page)
+
+    @guarded
+    def _on_export(self, _button: widgets.Button) -> None:
+        self.export()
 
     def __repr__(self) -> str:
         return (f"LedgerView(events={len(self._events)}, matches={len(self._matches)}, "

@@ -5,7 +5,9 @@ Every keystroke builds a candidate manifest from the fields and validates it exa
 the :class:`~workbench.errors.ConfigError` message the file would produce (file, line,
 key path, what is allowed). A valid candidate becomes the session's live manifest at
 once, so the next run uses it; an invalid one changes nothing and runs keep the last
-valid version. Save writes the YAML atomically and reloads it to prove the round trip.
+valid version. Save writes the YAML atomically, changing only the edited keys (comments and explicit
+keys survive, see :mod:`~workbench.widgets.yaml_roundtrip`), and reloads it to prove the
+round trip.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from workbench.widgets._util import (
     problem_html,
     split_list,
 )
-from workbench.widgets.session import Session
+from workbench.widgets.session import GrantOption, Session
 
 __all__ = ["EDITED_FIELDS", "ManifestEditor", "manifest_yaml"]
 
@@ -75,25 +77,58 @@ def _header_comment(path: Path) -> str:
     return "".join(header)
 
 
+def _on_disk(path: Path) -> tuple[str, dict[str, Any]] | None:
+    """The file's text and its manifest's full data (None: no file, or one that fails)."""
+    try:
+        return path.read_text(encoding="utf-8"), load_manifest(path).model_dump(mode="json")
+    except (OSError, ConfigError):
+        return None
+
+
+def _file_text(disk: tuple[str, dict[str, Any]] | None, data: dict[str, Any],
+               header: str) -> str:
+    """The text Save writes for manifest ``data``: the file with only the edited keys changed.
+
+    Comments, explicit keys and list styles in the file survive a save: the file is
+    round-tripped with ruamel.yaml and only top-level keys whose value differs between
+    the file and ``data`` are rewritten. A new file (or one that does not load) is dumped.
+    """
+    if disk is None:
+        return manifest_yaml(data, header)
+    from workbench.widgets.yaml_roundtrip import updated_yaml
+
+    text, on_disk = disk
+    return updated_yaml(text, {k: v for k, v in data.items() if on_disk.get(k) != v})
+
+
 def _field_of(key: str) -> str:
     """``schedule.tick_every`` -> ``schedule``; ``tools[0]`` -> ``tools``."""
     return key.split(".", 1)[0].split("[", 1)[0]
 
 
-def _grant_label(tool: str, known: Any) -> str:
-    """A grant checkbox's label: the tool's name, flagged when no registry knows it."""
-    return tool if tool in known else f"{tool} (not registered)"
+def _grant_label(option: GrantOption) -> str:
+    """A grant checkbox's label: the tool's name, flagged when a run would refuse it."""
+    if option.hidden:
+        return f"{option.tool} (hidden by curation)"
+    return option.tool if option.group != NOT_OFFERED else f"{option.tool} (not offered)"
+
+
+#: The group of granted tools the scenario does not offer at all.
+NOT_OFFERED = "not offered by this scenario"
 
 
 class ManifestEditor(widgets.VBox):
     """Edit one agent's persona, grants, emitted and heard kinds, and schedule.
 
-    Grants are chosen among the tools the session's registries know (MCP ones included
-    once MCP has been used), plus any the manifest already grants.
+    Grants are offered per scenario (:meth:`Session.grant_options`): the tools an agent of
+    that scenario can really be granted, grouped by server; a tool its surface hides is
+    shown as hidden and cannot be ticked (only unticked, if the manifest grants it).
+    Without a scenario, the session's in-process (and built-in MCP) tools are offered.
 
     Args:
         session: The shared session.
         agent: The agent to show first (the first by name when None).
+        scenario: The scenario whose tools are offered (see :meth:`set_scenario`).
 
     Example:
         >>> session = Session.from_config("config")  # doctest: +SKIP
@@ -103,26 +138,32 @@ class ManifestEditor(widgets.VBox):
         ()
     """
 
-    def __init__(self, session: Session, agent: str | None = None, **kwargs: Any):
+    def __init__(self, session: Session, agent: str | None = None,
+                 scenario: str | None = None, **kwargs: Any):
         names = sorted(session.manifests)
         if not names:
             raise WorkbenchError(f"no agents in {session.root / 'agents'}; add a manifest first")
         self.session = session
+        self.scenario = scenario
+        self.options: list[GrantOption] = []
         self.last_error: BaseException | None = None
         self.error_area = ErrorArea()
         self._loading = False
         self._grant_order: list[str] = []
         self._header = ""
+        self._disk: tuple[str, dict[str, Any]] | None = None
         self.problems: dict[str, str] = {}
 
-        wide = widgets.Layout(width="32em")
+        # flex 0: a field keeps its width when the problem beside it is long.
+        wide = widgets.Layout(width="32em", flex="0 0 auto")
         self.agent_select = widgets.Dropdown(options=names, value=agent or names[0],
                                              description="Agent")
         self.role = widgets.Dropdown(options=_ROLES, description="Role")
         self.persona = widgets.Textarea(description="Persona", layout=widgets.Layout(
-            width="32em", height="5em"))
+            width="32em", height="5em", flex="0 0 auto"))
         self.grant_boxes: dict[str, widgets.Checkbox] = {}
         self.grants = widgets.VBox(layout=widgets.Layout(margin="0 0 0 6em"))
+        self.grants_title = widgets.HTML()
         self.may_emit = widgets.Text(description="May emit", layout=wide,
                                      placeholder="kinds, comma-separated: oracle.spoke")
         self.subscribes_to = widgets.Text(description="Hears", layout=wide,
@@ -144,7 +185,7 @@ class ManifestEditor(widgets.VBox):
             widgets.HBox([self.role, labels["role"]]),
             widgets.HBox([self.persona, labels["persona"]]),
             widgets.HBox([widgets.Label("Grants", layout=widgets.Layout(width="6em")),
-                          labels["tools"]]),
+                          self.grants_title, labels["tools"]]),
             self.grants,
             widgets.HBox([self.may_emit, labels["may_emit"]]),
             widgets.HBox([self.subscribes_to, labels["subscribes_to"]]),
@@ -183,15 +224,18 @@ class ManifestEditor(widgets.VBox):
             self._add_grant_box(tool)
         self.grant_boxes[tool].value = granted
 
-    def refresh_tools(self) -> None:
-        """Rebuild the grant checkboxes from the tools the registries know now.
+    def set_scenario(self, scenario: str | None) -> None:
+        """Offer the grants of ``scenario`` (None: the session's in-process tools)."""
+        self.scenario = scenario
+        self.refresh_tools()
 
-        Does nothing when the set of tools is unchanged, so ticked boxes of an edit that
-        is not valid yet are left alone.
+    def refresh_tools(self) -> None:
+        """Rebuild the grant checkboxes from the tools the scenario offers now.
+
+        Does nothing when the offer is unchanged, so ticked boxes of an edit that is not
+        valid yet are left alone.
         """
-        known = set(self.session.known_tools())
-        wanted = {t: _grant_label(t, known) for t in known | set(self.manifest.tools)}
-        if wanted != {t: box.description for t, box in self.grant_boxes.items()}:
+        if self._offer(self.manifest.tools) != self.options:
             self._build_grants(self.manifest.tools)
 
     def save(self) -> Path:
@@ -209,7 +253,7 @@ class ManifestEditor(widgets.VBox):
             raise ConfigError(first.path, first.key,
                               f"{first.problem} (not saved: fix this field first)", first.line)
         path = self.session.manifest_path(manifest.name)
-        text = manifest_yaml(manifest, self._header)
+        text = _file_text(self._disk, manifest.model_dump(mode="json"), self._header)
         # Prove the text reads back as this manifest before it replaces the file.
         reread = model_from_yaml(path, AgentManifest, data=yaml.safe_load(text), text=text)
         if reread != manifest:
@@ -217,6 +261,7 @@ class ManifestEditor(widgets.VBox):
                                  f"manifest; nothing was written. Please report this.")
         atomic_write_text(path, text)
         self.session.saved[manifest.name] = load_manifest(path)
+        self._disk = _on_disk(path)
         self._show_status(f"saved {path}")
         return path
 
@@ -232,6 +277,7 @@ class ManifestEditor(widgets.VBox):
     def _load(self, name: str) -> None:
         manifest = self.session.manifests[name]
         self._header = _header_comment(self.session.manifest_path(name))
+        self._disk = _on_disk(self.session.manifest_path(name))
         self._loading = True
         try:
             self.role.value = manifest.role
@@ -246,27 +292,49 @@ class ManifestEditor(widgets.VBox):
         self._set_problems({})
         self._show_status()
 
+    def _offer(self, granted: tuple[str, ...]) -> list[GrantOption]:
+        options = self.session.grant_options(self.scenario)
+        offered = {o.tool for o in options}
+        return options + [GrantOption(t, NOT_OFFERED) for t in sorted(set(granted) - offered)]
+
     def _build_grants(self, granted: tuple[str, ...]) -> None:
         for box in self.grant_boxes.values():
             box.unobserve(self._on_edit, names=["value"])
         self.grant_boxes = {}
         self._grant_order = list(granted)
+        self.options = self._offer(granted)
+        where = f"offered by {self.scenario}" if self.scenario else "in-process"
+        self.grants_title.value = f"<i>{html.escape(where)}</i>"
         loading, self._loading = self._loading, True
         try:
-            for tool in sorted({*self.session.known_tools(), *granted}):
-                self._add_grant_box(tool, tool in granted)
+            rows: list[widgets.Widget] = []
+            group = None
+            for option in self.options:
+                if option.group != group:
+                    group = option.group
+                    rows.append(widgets.HTML(f"<b>{html.escape(group)}</b>"))
+                rows.append(self._grant_box(option, option.tool in granted))
+            self.grants.children = tuple(rows)
         finally:
             self._loading = loading
 
-    def _add_grant_box(self, tool: str, value: bool = False) -> None:
-        box = widgets.Checkbox(
-            value=value, indent=False,
-            description=_grant_label(tool, self.session.known_tools()),
-            tooltip=self.session.describe_tool(tool) or "no registry knows this tool",
-        )
+    def _grant_box(self, option: GrantOption, value: bool) -> widgets.Checkbox:
+        tip = self.session.describe_tool(option.tool) or "no registry knows this tool yet"
+        if option.hidden:
+            tip = "the scenario's surface hides this tool: a call is refused (hidden by curation)"
+        box = widgets.Checkbox(value=value, indent=False, description=_grant_label(option),
+                               tooltip=tip, layout=widgets.Layout(margin="0 0 0 1em"),
+                               # A hidden tool can be taken away, never granted.
+                               disabled=option.hidden and not value)
         box.observe(self._on_edit, names=["value"])
-        self.grant_boxes[tool] = box
-        self.grants.children = tuple(self.grant_boxes.values())
+        self.grant_boxes[option.tool] = box
+        return box
+
+    def _add_grant_box(self, tool: str, value: bool = False) -> None:
+        option = GrantOption(tool, NOT_OFFERED)
+        self.options.append(option)
+        box = self._grant_box(option, value)
+        self.grants.children = (*self.grants.children, box)
 
     def _tools_value(self) -> list[str]:
         # Keep the manifest's order for tools that stay granted: the order reaches the
@@ -304,7 +372,7 @@ class ManifestEditor(widgets.VBox):
             data = {k: merged[k] for k in AgentManifest.model_fields if k in merged}
             data.update((k, v) for k, v in merged.items() if k not in data)
             # The same text Save would write, so a problem's line number is the file's.
-            text = manifest_yaml(data, self._header)
+            text = _file_text(self._disk, data, self._header)
             try:
                 manifest = model_from_yaml(path, AgentManifest, data=data, text=text)
             except ConfigError as exc:
@@ -319,6 +387,11 @@ class ManifestEditor(widgets.VBox):
         return None, problems  # pragma: no cover - the loop always returns
 
     # -- callbacks --------------------------------------------------------------------
+    @guarded
+    def on_scenario_change(self, change: dict[str, Any]) -> None:
+        """An ``observe`` callback: offer the grants of the scenario now selected."""
+        self.set_scenario(change["new"])
+
     @guarded
     def _on_agent(self, change: dict[str, Any]) -> None:
         self._load(change["new"])

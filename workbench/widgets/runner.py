@@ -3,8 +3,11 @@
 The runner owns no manifests and no registry: at each Run it takes the session's live
 manifests (what the editors hold right now) and the session's registry for the chosen
 transport, so an edit made a second ago is what this run uses. Results are shown as
-tables: violations (``tool.denied``), tool calls, and the ledger in a paginated
-:class:`~workbench.widgets.ledger_view.LedgerView`.
+tables, each one page at a time: violations (``tool.denied``), tool calls (with their
+params and results on request), what changed since the previous run of the same
+scenario, and the ledger in a :class:`~workbench.widgets.ledger_view.LedgerView`. Every
+run's calls also go to the session's call history. Selecting another scenario clears the
+tables: results on screen always belong to the scenario selected.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ import ipywidgets as widgets
 
 from workbench.engine.conductor import Conductor, RunResult
 from workbench.errors import ConfigError
-from workbench.frames import calls_frame, violations_frame
-from workbench.widgets._util import ErrorArea, guarded, show, split_list, table_html
+from workbench.frames import calls_frame, changes_frame, violations_frame
+from workbench.widgets._util import ErrorArea, guarded, split_list
 from workbench.widgets.approval_panel import ApprovalPanel
 from workbench.widgets.ledger_view import LedgerView
+from workbench.widgets.paged_table import PagedTable
 from workbench.widgets.session import TRANSPORTS, Session
 
 if TYPE_CHECKING:
@@ -29,8 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ScenarioRunner"]
 
-#: Rows of the violations and calls tables sent to the page; the rest stay in ``frames``.
-MAX_TABLE_ROWS = 500
+#: Rows per page of the violations, calls and changes tables.
+PAGE_SIZE = 25
 
 
 class ScenarioRunner(widgets.VBox):
@@ -42,7 +46,8 @@ class ScenarioRunner(widgets.VBox):
 
     Attributes:
         result: The last run's result (None before the first run).
-        frames: The last run's ``violations`` and ``calls`` frames.
+        previous: The run before it, of the same scenario (None otherwise).
+        frames: The last run's ``violations``, ``calls`` and ``changes`` frames.
 
     Example:
         >>> runner = ScenarioRunner(Session.from_config("config"), "oracle-grove")  # doctest: +SKIP
@@ -56,6 +61,7 @@ class ScenarioRunner(widgets.VBox):
             raise ConfigError(session.root / "scenarios", "", "no scenarios; add one first")
         self.session = session
         self.result: RunResult | None = None
+        self.previous: RunResult | None = None
         self.frames: dict[str, pd.DataFrame] = {}
         self.last_error: BaseException | None = None
         self.error_area = ErrorArea()
@@ -83,9 +89,17 @@ class ScenarioRunner(widgets.VBox):
         self.summary = widgets.HTML()
         self.approvals = ApprovalPanel(on_approve=self._approve_and_rerun)
         self.violations_title = widgets.HTML("<b>Violations</b>")
-        self.violations_output = widgets.Output()
+        self.violations_table = PagedTable("wb-violations", "No violations.", PAGE_SIZE,
+                                           wrap=("params", "reason"))
         self.calls_title = widgets.HTML("<b>Tool calls</b>")
-        self.calls_output = widgets.Output()
+        self.show_payloads = widgets.Checkbox(
+            description="params and results", indent=False,
+            tooltip="Show each call's params and the result the tool returned")
+        self.calls_table = PagedTable("wb-calls", "No tool calls.", PAGE_SIZE,
+                                      wrap=("detail", "params", "result"))
+        self.changes_title = widgets.HTML("<b>Changes since the previous run</b>")
+        self.changes_table = PagedTable("wb-changes", "No violation or call changed.",
+                                        PAGE_SIZE, wrap=("before", "after"))
         self.ledger_view = LedgerView()
         super().__init__(children=[
             widgets.HBox([self.scenario_select, self.seed, self.ticks]),
@@ -96,16 +110,20 @@ class ScenarioRunner(widgets.VBox):
             self.error_area,
             self.approvals,
             self.violations_title,
-            self.violations_output,
-            self.calls_title,
-            self.calls_output,
+            self.violations_table,
+            widgets.HBox([self.calls_title, self.show_payloads]),
+            self.calls_table,
+            self.changes_title,
+            self.changes_table,
             widgets.HTML("<b>Ledger</b>"),
             self.ledger_view,
         ], **kwargs)
 
         self.scenario_select.observe(self._on_scenario, names=["value"])
         self.run_button.on_click(self._on_run)
+        self.show_payloads.observe(self._on_payloads, names=["value"])
         self._use_defaults(self.scenario_select.value)
+        self.clear()
 
     # -- public API -------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -155,12 +173,29 @@ class ScenarioRunner(widgets.VBox):
             callback(result)
         return result
 
+    def clear(self) -> None:
+        """Forget the shown results (done when another scenario is selected)."""
+        self.result = self.previous = None
+        self.frames = {}
+        self.summary.value = ""
+        self.progress.value = 0
+        self.progress.bar_style = ""
+        self.approvals.show([])
+        self.violations_title.value = "<b>Violations</b>"
+        self.calls_title.value = "<b>Tool calls</b>"
+        self.violations_table.clear()
+        self.calls_table.clear()
+        self.changes_table.clear()
+        self.changes_title.layout.display = self.changes_table.layout.display = "none"
+        self.ledger_view.show(None)
+
     # -- display ----------------------------------------------------------------------
     def _show_result(self, result: RunResult, elapsed: float) -> None:
-        self.result = result
+        self.previous, self.result = self.result, result
         violations = violations_frame(result)
-        calls = calls_frame(result)
+        calls = calls_frame(result, payloads=True)
         self.frames = {"violations": violations, "calls": calls}
+        self.session.history.record_run(result)
         self.summary.value = (
             f"{html.escape(result.ledger.run_id)} over {html.escape(self.transport.value)}: "
             f"{result.ticks} ticks (ended by {html.escape(result.reason)}), {len(result.ledger):,} "
@@ -169,9 +204,25 @@ class ScenarioRunner(widgets.VBox):
         )
         self.violations_title.value = f"<b>Violations ({len(violations):,})</b>"
         self.calls_title.value = f"<b>Tool calls ({len(calls):,})</b>"
-        _show_table(self.violations_output, violations, "wb-violations", "No violations.")
-        _show_table(self.calls_output, calls, "wb-calls", "No tool calls.")
+        self.violations_table.show(violations)
+        self._show_calls()
+        if self.previous is not None:
+            changes = changes_frame(self.previous, result)
+            self.frames["changes"] = changes
+            self.changes_title.value = (f"<b>Changes since the previous run "
+                                        f"({len(changes):,})</b>: violations and calls that "
+                                        f"differ from {html.escape(self.previous.ledger.run_id)}")
+            self.changes_title.layout.display = self.changes_table.layout.display = None
+            self.changes_table.show(changes)
         self.ledger_view.show(result)
+
+    def _show_calls(self) -> None:
+        calls = self.frames.get("calls")
+        if calls is None:
+            return
+        if not self.show_payloads.value:
+            calls = calls.drop(columns=["params", "result"])
+        self.calls_table.show(calls)
 
     def _use_defaults(self, name: str) -> None:
         scenario = self.session.config.scenario(name)
@@ -200,6 +251,11 @@ class ScenarioRunner(widgets.VBox):
     @guarded
     def _on_scenario(self, change: dict[str, Any]) -> None:
         self._use_defaults(change["new"])
+        self.clear()
+
+    @guarded
+    def _on_payloads(self, _change: dict[str, Any]) -> None:
+        self._show_calls()
 
     @guarded
     def _on_run(self, _button: widgets.Button) -> None:
@@ -215,14 +271,3 @@ class ScenarioRunner(widgets.VBox):
         last = self.result.ledger.run_id if self.result is not None else None
         return f"ScenarioRunner(scenario={self.scenario_select.value!r}, last_run={last!r})"
 
-
-def _show_table(output: widgets.Output, frame: pd.DataFrame, css: str, empty: str) -> None:
-    if frame.empty:
-        show(output, f"<p><i>{html.escape(empty)}</i></p>")
-        return
-    shown = frame.head(MAX_TABLE_ROWS)
-    parts = [table_html(shown, css, wrap=("params", "detail"))]
-    if len(frame) > len(shown):
-        parts.append(f"<p><i>first {len(shown):,} of {len(frame):,} rows; the runner's "
-                     f"<code>frames</code> hold them all</i></p>")
-    show(output, *parts)

@@ -24,17 +24,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from workbench.contracts.config import ConfigTree
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.tools.registry import ToolRegistry
 
-__all__ = ["TRANSPORTS", "Session"]
+__all__ = ["TRANSPORTS", "GrantOption", "Session"]
 
 #: Transport choices offered by the runner, in display order.
 TRANSPORTS = ("in-process", "MCP")
+
+
+class GrantOption(NamedTuple):
+    """A tool an agent of a scenario could be granted, and where it comes from.
+
+    Attributes:
+        tool: The tool's name.
+        group: ``in-process``, a server's name, ``surface code`` or ``not offered``.
+        hidden: The scenario's surface hides it: a grant would be refused at run time.
+    """
+
+    tool: str
+    group: str
+    hidden: bool = False
 
 
 class Session:
@@ -72,6 +86,10 @@ class Session:
         self._server_resolvers: dict[str, Any] = {}
         #: ``approver(ApprovalRequest) -> bool`` for calls that need confirmation.
         self.approver: Callable[[Any], bool] = _refuse_all
+        from workbench.widgets.history import CallHistory
+
+        #: Every call made in this session, by a run or by hand.
+        self.history = CallHistory()
 
     @classmethod
     def from_config(cls, root: str | Path = "config", registry: ToolRegistry | None = None,
@@ -151,6 +169,52 @@ class Session:
             names.update(resolver.tool_names())
         return sorted(names)
 
+    def grant_options(self, scenario: ScenarioConfig | str | None = None) -> list[GrantOption]:
+        """The tools an agent of ``scenario`` can really be granted, grouped by origin.
+
+        A scenario without servers offers the in-process tools (and the built-in MCP
+        server's once it runs). A scenario with servers offers the built-ins no server
+        shadows and its servers' tools: read from its surface's pins (no server is
+        started to list them), plus whatever its servers advertised since they were
+        started. A tool its surface does not list is offered as ``hidden``: granting it
+        only earns ``hidden by curation`` at run time. Sorted by group, then name.
+        """
+        if isinstance(scenario, str):
+            scenario = self.config.scenario(scenario)
+        found: dict[str, GrantOption] = {}
+        if scenario is None or not scenario.servers:
+            for name in self.registry.known_tools():
+                found[name] = GrantOption(name, "in-process")
+            if self._mcp_registry is not None:
+                for name in self._mcp_registry.known_tools():
+                    found.setdefault(name, GrantOption(name, "MCP (built-in server)"))
+            return _sorted(found)
+        curated: set[str] | None = None
+        served: dict[str, str] = {}
+        if scenario.surface is not None:
+            from workbench.surface.artifact import load_pins, load_tools
+
+            surface = self.root / scenario.surface
+            entries = load_tools(surface)
+            curated = {t["name"] for t in entries}
+            served.update((p["name"], p["server"]) for p in load_pins(surface))
+            served.update((t["name"], "surface code") for t in entries
+                          if "code" in t and t["name"] not in served)
+        resolver = self._server_resolvers.get(scenario.name)
+        if resolver is not None:
+            for name in resolver.tool_names():
+                connection = resolver.connection_for(name)
+                served.setdefault(name, getattr(connection, "name", "server"))
+        from workbench.tools.builtins import BUILTIN_TOOLS
+
+        for tool in BUILTIN_TOOLS:
+            if tool["name"] not in served:
+                found[tool["name"]] = GrantOption(tool["name"], "in-process")
+        for name, group in served.items():
+            hidden = curated is not None and name not in curated
+            found[name] = GrantOption(name, group, hidden)
+        return _sorted(found)
+
     def describe_tool(self, name: str) -> str:
         """A tool's description as the server or registry gives it ("" when none knows it)."""
         for registry in (self.registry, self._mcp_registry):
@@ -176,7 +240,14 @@ class Session:
 
     def __repr__(self) -> str:
         mcp = "open" if self._mcp_registry is not None else "not started"
-        return f"Session(root={str(self.root)!r}, agents={len(self.manifests)}, mcp={mcp})"
+        # The directory's name, not its path: a repr ends up in saved notebooks.
+        return f"Session(root={self.root.name!r}, agents={len(self.manifests)}, mcp={mcp})"
+
+
+def _sorted(found: dict[str, GrantOption]) -> list[GrantOption]:
+    # In-process first, then servers by name; hidden tools after the visible ones.
+    return sorted(found.values(), key=lambda o: (o.group != "in-process", o.group, o.hidden,
+                                                 o.tool))
 
 
 def _refuse_all(_request: Any) -> bool:

@@ -45,7 +45,11 @@ class Workbench(widgets.Tab):
         # Open the editor on the runner's scenario's first cast member: the agent a
         # person is most likely to edit next.
         cast = session.config.scenario(self.runner.scenario_select.value).cast
-        self.manifest_editor = ManifestEditor(session, cast[0] if cast else None)
+        self.manifest_editor = ManifestEditor(session, cast[0] if cast else None,
+                                              scenario=self.runner.scenario_select.value)
+        # The grants offered are the selected scenario's tools.
+        self.runner.scenario_select.observe(self.manifest_editor.on_scenario_change,
+                                            names=["value"])
         self.surface_editor = _surface_editor(session)
         # A run may start MCP servers whose tools then become grantable in the editor.
         self.runner.after_run.append(lambda _result: self.manifest_editor.refresh_tools())
