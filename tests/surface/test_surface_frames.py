@@ -57,7 +57,7 @@ class TestDiffFrame:
         assert list(frame.columns) == DIFF_COLUMNS
         assert frame[["item", "status"]].values.tolist() == [
             ["get_weather -> forecast", "rename"], ["send_email", "drift"]]
-        assert frame.iloc[1]["a"] == "Send an email." and frame.iloc[1]["b"] == "Other."
+        assert frame.iloc[1]["before"] == "Send an email." and frame.iloc[1]["after"] == "Other."
 
     def test_two_runs(self, config_dir, registry):
         r1 = Conductor.from_config(config_dir, "oracle-grove", registry=registry).run(ticks=2)

@@ -109,3 +109,35 @@ class TestSmallLedgers:
     def test_bad_page_size(self):
         with pytest.raises(ValueError, match="page_size"):
             LedgerView(page_size=0)
+
+
+class TestExport:
+    def test_jsonl_csv_and_parquet(self, tmp_path):
+        import pandas as pd
+
+        from workbench import Conductor
+        from workbench.engine.ledger import JsonlLedgerStore
+        from workbench.widgets import LedgerView
+
+        result = Conductor.from_config("config", "oracle-grove").run()
+        view = LedgerView(result)
+        path = view.export(tmp_path / "run.jsonl")
+        assert path.read_text() == result.ledger.to_jsonl()
+        check = JsonlLedgerStore.verify(path)
+        assert check.final_hash == result.final_hash and check.count == len(result.ledger)
+        assert f"wrote {len(result.ledger)} events" in view.export_status.value
+        view.kind_filter.value = "tool.called"
+        for suffix in ("csv", "parquet"):
+            out = view.export(tmp_path / f"calls.{suffix}")
+            back = pd.read_csv(out) if suffix == "csv" else pd.read_parquet(out)
+            assert len(back) == 10 and set(back["kind"]) == {"tool.called"}
+            assert "omen" in back["payload"].iloc[0]
+
+    def test_an_unknown_format_is_refused_and_writes_nothing(self, tmp_path):
+        from workbench.widgets import LedgerView
+
+        view = LedgerView([])
+        view.export_path.value = str(tmp_path / "run.xlsx")
+        view.export_button.click()
+        assert "unknown export format 'xlsx'" in str(view.last_error)
+        assert list(tmp_path.iterdir()) == []

@@ -123,3 +123,67 @@ class TestCallbackErrors:
 
     def test_repr_is_short(self, editor):
         assert repr(editor) == "ManifestEditor(agent='fortune-teller', problems=[])"
+
+
+class TestGrantsPerScenario:
+    def test_a_scenario_without_servers_offers_the_in_process_tools(self, config_dir):
+        editor = ManifestEditor(Session.from_config(config_dir), "fortune-teller",
+                                scenario="oracle-grove")
+        assert [(o.tool, o.group, o.hidden) for o in editor.options] == [
+            ("oracle", "in-process", False)]
+
+    def test_a_curated_scenario_offers_its_servers_tools_grouped_hidden_ones_hidden(
+            self, config_dir):
+        session = Session.from_config(config_dir)
+        editor = ManifestEditor(session, "timekeeper", scenario="watch-house")
+        groups = {o.group for o in editor.options}
+        assert groups == {"in-process", "time", "everything"}
+        offered = {o.tool: o for o in editor.options}
+        assert offered["get_current_time"].group == "time" and not offered["echo"].hidden
+        assert offered["get-sum"].hidden and offered["get-env"].hidden
+        # Hidden and not granted: cannot be ticked. Hidden but granted: can be taken away.
+        assert editor.grant_boxes["get-sum"].disabled
+        assert editor.grant_boxes["get-sum"].description == "get-sum (hidden by curation)"
+        assert editor.grant_boxes["get-env"].value and not editor.grant_boxes["get-env"].disabled
+        headers = [w.value for w in editor.grants.children if not hasattr(w, "indent")]
+        assert headers == ["<b>in-process</b>", "<b>everything</b>", "<b>time</b>"]
+        # Nothing was started to list them: the surface's pins say what the servers offer.
+        assert session._server_resolvers == {}
+
+    def test_a_tool_the_scenario_does_not_offer_is_flagged(self, config_dir):
+        editor = ManifestEditor(Session.from_config(config_dir), "timekeeper",
+                                scenario="oracle-grove")
+        assert editor.grant_boxes["echo"].description == "echo (not offered)"
+        editor.set_scenario("watch-house")
+        assert editor.grant_boxes["echo"].description == "echo"
+
+
+class TestCommentPreservingSave:
+    def test_comments_explicit_keys_and_style_survive_only_the_edit_changes(self, config_dir):
+        path = config_dir / "agents" / "timekeeper.yaml"
+        path.write_text(path.read_text().replace(
+            "may_emit: [clock.read]", "may_emit: [clock.read]  # what it says out loud"))
+        before = path.read_text()
+        editor = ManifestEditor(Session.from_config(config_dir), "timekeeper")
+        editor.set_grant("get-env", False)
+        editor.save()
+        after = path.read_text()
+        assert "may_emit: [clock.read]  # what it says out loud" in after
+        assert "subscribes_to: []" in after  # an explicit default key stays
+        changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines(),
+                                          strict=True) if a != b]
+        assert changed == [("tools: [get_current_time, echo, get-env]",
+                            "tools: [get_current_time, echo]")]
+        assert load_manifest(path).tools == ("get_current_time", "echo")
+
+    def test_a_nested_edit_keeps_the_comments_around_it(self, config_dir):
+        path = config_dir / "agents" / "fortune-teller.yaml"
+        text = path.read_text()
+        assert "tick_every" in text
+        path.write_text(text.replace("schedule:", "schedule:  # how often it acts"))
+        editor = ManifestEditor(Session.from_config(config_dir), "fortune-teller")
+        editor.tick_every.value = "5"
+        editor.save()
+        after = path.read_text()
+        assert "schedule:  # how often it acts" in after and "tick_every: 5" in after
+        assert load_manifest(path).schedule.tick_every == 5

@@ -129,3 +129,89 @@ class TestScenarioServers:
         assert "time" in runner.transport.tooltip
         runner.scenario_select.value = "oracle-grove"
         assert runner.transport.value == "in-process" and not runner.transport.disabled
+
+
+class TestPagination:
+    def test_a_long_run_shows_one_page_of_violations_and_calls(self, workbench):
+        from tests.widgets.conftest import cells, state_size
+        from workbench.widgets.runner import PAGE_SIZE
+
+        workbench.manifest_editor.select("fortune-teller")
+        workbench.manifest_editor.grant_boxes["oracle"].value = False
+        runner = workbench.runner
+        runner.ticks.value = 3000
+        runner.run_button.click()
+        assert runner.last_error is None, runner.last_error
+        table = runner.violations_table
+        assert table.rows == 3000 and table.page_count == 3000 // PAGE_SIZE
+        shown = output_html(table.table)
+        assert shown.count("<tr>") == PAGE_SIZE
+        assert "page 1 of 120" in table.page_label.value and table.prev_button.disabled
+        table.next_button.click()
+        assert table.page == 1 and cells(output_html(table.table))[0] == str(
+            runner.frames["violations"]["seq"].iloc[PAGE_SIZE])
+        table.last_button.click()
+        assert table.page == 119 and table.next_button.disabled
+        assert output_html(runner.calls_table.table).count("<tr>") == PAGE_SIZE
+        # What the browser holds stays small after 3,000 ticks.
+        assert state_size(runner) < 150_000  # all 3,000 rows would be over a megabyte
+
+    def test_selecting_another_scenario_clears_the_results(self, workbench):
+        runner = workbench.runner
+        runner.run_button.click()
+        assert runner.result is not None and runner.calls_table.rows > 0
+        runner.scenario_select.value = "town-square"
+        assert runner.result is None and runner.frames == {}
+        assert runner.calls_table.table.outputs == () and runner.violations_table.rows == 0
+        assert runner.ledger_view.matches == 0 and runner.summary.value == ""
+
+
+class TestEveryResponse:
+    def test_calls_show_params_and_results_on_request(self, workbench):
+        runner = workbench.runner
+        runner.run_button.click()
+        assert "params" not in output_html(runner.calls_table.table)
+        runner.show_payloads.value = True
+        shown = output_html(runner.calls_table.table)
+        omen = runner.result.ledger.of_kind("tool.called")[0].payload["result"]["omen"]
+        assert "<th" in shown and ">params<" in shown and ">result<" in shown
+        assert omen in shown and "Dawn in the oracle grove" in shown
+
+    def test_runs_go_to_the_session_history_which_exports(self, workbench, tmp_path):
+        import pandas as pd
+
+        from workbench.widgets.history import HistoryView
+
+        runner = workbench.runner
+        runner.run_button.click()
+        runner.run_button.click()
+        history = workbench.session.history
+        assert len(history) == 20  # two runs of 10 oracle calls
+        frame = history.frame()
+        assert set(frame["source"]) == {runner.result.ledger.run_id}
+        assert set(frame["outcome"]) == {"ok"}
+        view = HistoryView(history, page_size=5)
+        assert view.table.page_count == 4 and "Call history (20)" in view.title.value
+        for suffix in ("jsonl", "csv", "parquet"):
+            path = view.export(tmp_path / f"calls.{suffix}")
+            back = (pd.read_json(path, lines=True) if suffix == "jsonl" else
+                    pd.read_csv(path) if suffix == "csv" else pd.read_parquet(path))
+            assert len(back) == 20 and list(back.columns) == list(frame.columns)
+        assert "omen" in str(back["result"].iloc[0])
+
+    def test_changes_since_the_previous_run(self, workbench):
+        editor, runner = workbench.manifest_editor, workbench.runner
+        editor.select("fortune-teller")
+        runner.run_button.click()
+        assert runner.changes_table.layout.display == "none"  # nothing to compare yet
+        editor.grant_boxes["oracle"].value = False
+        runner.run_button.click()
+        changes = runner.frames["changes"]
+        assert runner.changes_table.layout.display is None
+        assert set(zip(changes["table"], changes["change"], strict=True)) == {
+            ("violations", "added"), ("calls", "removed")}
+        assert len(changes) == 20
+        assert "Changes since the previous run (20)" in runner.changes_title.value
+        runner.run_button.click()
+        assert runner.frames["changes"].empty  # same run twice: nothing changed
+        assert "No violation or call changed." in output_html(runner.changes_table.table)

@@ -71,9 +71,11 @@ def _outcome(payload: dict[str, Any]) -> str:
         return str(reason) if reason else f"{error.get('kind')}: {error.get('message', '')}"
     result = payload.get("result")
     if isinstance(result, dict) and result:
-        # Scalars as key: value (an omen reads as itself); anything nested as JSON.
+        # Text fields first, then by key: a result read back from a ledger file has its
+        # keys sorted, and the summary (which reaches prompts) must not depend on it.
+        items = sorted(result.items(), key=lambda kv: (not isinstance(kv[1], str), kv[0]))
         return " | ".join(f"{k}: {v if isinstance(v, str | int | float) else canonical_json(v)}"
-                         for k, v in result.items())
+                          for k, v in items)
     return "ok" if result in (None, {}) else canonical_json(result)
 
 

@@ -145,6 +145,11 @@ class AgentManifest(StrictModel):
         """A copy with other grants, validated like a loaded manifest."""
         return AgentManifest.model_validate({**self.to_data(), "tools": list(tools)})
 
+    def _repr_html_(self) -> str:
+        from workbench.reprs import manifest_html
+
+        return manifest_html(self)
+
     def to_data(self) -> dict[str, Any]:
         """Plain data for YAML, leaving out what is at its default."""
         return self.model_dump(mode="json", exclude_defaults=True)

@@ -104,6 +104,16 @@ class RunResult:
         """Every ``tool.denied`` event."""
         return self.ledger.of_kind("tool.denied")
 
+    def __repr__(self) -> str:
+        # Not the dataclass repr: the telemetry of a long run is megabytes of text.
+        return (f"RunResult({self.ledger.run_id!r}, reason={self.reason!r}, ticks={self.ticks}, "
+                f"events={len(self.ledger)}, final_hash={self.final_hash[:12]!r})")
+
+    def _repr_html_(self) -> str:
+        from workbench.reprs import run_html
+
+        return run_html(self)
+
 
 class _Turn:
     """One activation: what :class:`~workbench.agents.base.Turn` promises agents."""

@@ -85,6 +85,11 @@ class Ledger:
     def __repr__(self) -> str:
         return f"Ledger({self.run_id!r}, {len(self.events)} events, head={self.final_hash[:12]})"
 
+    def _repr_html_(self) -> str:
+        from workbench.reprs import ledger_html
+
+        return ledger_html(self)
+
     def of_kind(self, *kinds: str) -> list[Event]:
         """Events whose kind is one of ``kinds``, in order."""
         wanted = set(kinds)

@@ -75,6 +75,11 @@ class ToolSpec:
     annotations: Mapping[str, Any] | None = None
     _validator: Any = field(default=None, repr=False, compare=False)
 
+    def _repr_html_(self) -> str:
+        from workbench.reprs import tool_html
+
+        return tool_html(self)
+
     def to_wire(self) -> dict[str, Any]:
         """The MCP ``tools/list`` form of this tool (camelCase keys, empty fields left out)."""
         wire: dict[str, Any] = {"name": self.name}
@@ -254,6 +259,15 @@ class ToolRegistry:
     def local_names(self) -> list[str]:
         """Names of in-process tools, sorted."""
         return sorted(self._tools)
+
+    def __repr__(self) -> str:
+        resolver = "" if self._resolver is None else f", resolver={type(self._resolver).__name__}"
+        return f"ToolRegistry(in_process={sorted(self._tools)}{resolver})"
+
+    def _repr_html_(self) -> str:
+        from workbench.reprs import registry_html
+
+        return registry_html(self)
 
     def known_tools(self) -> list[str]:
         """Names of every callable tool, in-process and from the resolver, sorted."""
