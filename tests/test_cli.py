@@ -111,3 +111,26 @@ class TestValidateAndScenarios:
         with pytest.raises(SystemExit) as info:
             main([command, "--help"])
         assert info.value.code == 0 and "usage: workbench" in capsys.readouterr().out
+
+
+class TestProgressAndPrompt:
+    def test_an_approval_question_starts_on_its_own_line(self, monkeypatch):
+        import argparse
+        import io
+
+        from workbench import cli
+        from workbench.surface.approval import ApprovalRequest
+
+        bar_out, prompt_out = io.StringIO(), io.StringIO()
+        bar = cli._progress_bar(bar_out)
+        bar(3, 10)
+        assert not bar_out.getvalue().endswith("\n")  # mid-run the line stays open
+        monkeypatch.setattr("sys.stderr", prompt_out)
+        ask = cli._approver(argparse.Namespace(approve=[]), bar)
+        request = ApprovalRequest(agent="a", tool="t", params={}, server="s", trusted=False,
+                                  why="untrusted")
+        assert ask(request) is False  # no terminal here: refused, and said so
+        assert bar_out.getvalue().endswith("tick 3/10\n")
+        assert prompt_out.getvalue().startswith("refused 't' for a")
+        bar(4, 10)
+        assert bar_out.getvalue().endswith("\r[############..................] tick 4/10")

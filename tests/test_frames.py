@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import pandas as pd
+import pytest
+
 from workbench.engine.conductor import Conductor
 from workbench.frames import (
     CALLS_COLUMNS,
@@ -54,3 +57,49 @@ class TestFrames:
         assert ok["outcome"].tolist() == ["ok", "ok"]
         assert ok["transport"].tolist() == ["in-process", "in-process"]
         assert (ok["latency_ms"] > 0).all()
+
+
+class TestCallsAndChanges:
+    def test_calls_carry_what_the_tool_returned(self, repo_root):
+        from workbench.tools.builtins import oracle
+
+        result = run(repo_root / "config", ticks=2)
+        frame = calls_frame(result, payloads=True)
+        assert list(frame.columns) == [*CALLS_COLUMNS, "params", "result"]
+        first = frame.iloc[0]
+        omen = oracle(first["params"]["seed"])["omen"]
+        assert first["result"]["omen"] == omen and omen in first["detail"]
+
+    def test_changes_between_two_runs(self, config_dir):
+        from workbench.frames import CHANGES_COLUMNS, changes_frame
+
+        granted = run(config_dir, ticks=3)
+        seer = config_dir / "agents" / "fortune-teller.yaml"
+        seer.write_text(seer.read_text().replace("tools: [oracle]", "tools: []"))
+        refused = run(config_dir, ticks=3)
+        frame = changes_frame(granted, refused)
+        assert list(frame.columns) == CHANGES_COLUMNS
+        assert frame[["table", "change", "tick"]].values.tolist() == [
+            ["violations", "added", 1], ["violations", "added", 2], ["violations", "added", 3],
+            ["calls", "removed", 1], ["calls", "removed", 2], ["calls", "removed", 3]]
+        assert frame.iloc[0]["after"] == "not granted" and frame.iloc[0]["before"] == ""
+        assert frame.iloc[3]["before"].startswith("omen: ")
+        assert changes_frame(granted, granted).empty
+
+
+class TestExportAndDisplay:
+    def test_unknown_format_is_an_export_error(self, tmp_path):
+        from workbench.errors import ExportError
+        from workbench.frames import export_frame
+
+        with pytest.raises(ExportError, match="unknown export format 'txt'"):
+            export_frame(pd.DataFrame({"a": [1]}), tmp_path / "x.txt")
+        assert list(tmp_path.iterdir()) == []
+
+    def test_frame_html_left_aligns_text_and_blanks_missing_values(self, repo_root):
+        from workbench.frames import frame_html
+
+        frame = ledger_frame(run(repo_root / "config", ticks=1))[["seq", "kind", "caused_by"]]
+        shown = frame_html(frame)
+        assert '<td style="text-align:left' in shown and '<td style="text-align:right' in shown
+        assert "&lt;NA&gt;" not in shown and "<NA>" not in shown

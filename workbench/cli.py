@@ -106,17 +106,20 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_run(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
 
+    progress = _progress()
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
-                                      ledger_path=args.ledger, progress=_progress(),
-                                      approver=_approver(args), overwrite=args.overwrite)
+                                      ledger_path=args.ledger, progress=progress,
+                                      approver=_approver(args, progress),
+                                      overwrite=args.overwrite)
     return _run_and_print(conductor, args, args.ticks)
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
 
-    conductor = Conductor.resume(args.config, args.ledger, progress=_progress(),
-                                 approver=_approver(args))
+    progress = _progress()
+    conductor = Conductor.resume(args.config, args.ledger, progress=progress,
+                                 approver=_approver(args, progress))
     print(f"resumed {args.ledger}: re-deriving {conductor.pending_replay} recorded events "
           f"without calling any tool, then continuing", file=sys.stderr)
     return _run_and_print(conductor, args, None)
@@ -126,10 +129,22 @@ def _progress():
     return _progress_bar(sys.stderr) if sys.stderr.isatty() else None
 
 
-def _approver(args: argparse.Namespace):
+def _approver(args: argparse.Namespace, progress: Any = None):
     from workbench.surface.approval import ApprovalPolicy, prompt_approver
 
-    return ApprovalPolicy(allow=args.approve) if args.approve else prompt_approver()
+    if args.approve:
+        return ApprovalPolicy(allow=args.approve)
+    ask = prompt_approver()
+    if progress is None:
+        return ask
+
+    def ask_on_a_fresh_line(request: Any) -> bool:
+        # The bar's line is left open ("\r" redraws it); a question written after it
+        # would be tangled with it. End the line first; the next tick redraws the bar.
+        progress.break_line()
+        return ask(request)
+
+    return ask_on_a_fresh_line
 
 
 def _run_and_print(conductor: Any, args: argparse.Namespace, ticks: int | None) -> int:
@@ -151,16 +166,32 @@ def _run_and_print(conductor: Any, args: argparse.Namespace, ticks: int | None) 
     return 0
 
 
-def _progress_bar(stream: TextIO):
-    def show(tick: int, total: int) -> None:
+class _ProgressBar:
+    r"""A one-line progress bar on a terminal, redrawn in place with ``\\r``."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.open = False  # the bar's line has no newline yet
+
+    def __call__(self, tick: int, total: int) -> None:
         width = 30
         done = width * tick // max(total, 1)
-        stream.write(f"\r[{'#' * done}{'.' * (width - done)}] tick {tick}/{total}")
-        if tick >= total:
-            stream.write("\n")
-        stream.flush()
+        self.stream.write(f"\r[{'#' * done}{'.' * (width - done)}] tick {tick}/{total}")
+        self.open = tick < total
+        if not self.open:
+            self.stream.write("\n")
+        self.stream.flush()
 
-    return show
+    def break_line(self) -> None:
+        """End the bar's line, so what is written next starts on its own."""
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False
+
+
+def _progress_bar(stream: TextIO) -> _ProgressBar:
+    return _ProgressBar(stream)
 
 
 def _write_table(out: TextIO, events: Any) -> None:

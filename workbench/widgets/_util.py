@@ -25,6 +25,9 @@ import ipywidgets as widgets
 from workbench.errors import WorkbenchError
 
 __all__ = [
+    "ERROR_COLOR",
+    "OK_COLOR",
+    "WARN_COLOR",
     "ErrorArea",
     "atomic_write_text",
     "guarded",
@@ -35,6 +38,11 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# JupyterLab's theme colours (readable in light and dark themes), with light fallbacks.
+OK_COLOR = "var(--jp-success-color1,#1b5e20)"
+WARN_COLOR = "var(--jp-warn-color1,#8a6d00)"
+ERROR_COLOR = "var(--jp-error-color1,#b00020)"
 
 
 def show(output: widgets.Output, *objects: Any) -> None:
@@ -59,7 +67,7 @@ def problem_html(problem: str | None) -> str:
     """The text of a problem label next to a field ("" when there is no problem)."""
     if not problem:
         return ""
-    return f'<span class="wb-problem" style="color:#b00020">{html.escape(problem)}</span>'
+    return f'<span class="wb-problem" style="color:{ERROR_COLOR}">{html.escape(problem)}</span>'
 
 
 def split_list(text: str) -> list[str]:
@@ -84,7 +92,7 @@ class ErrorArea(widgets.Output):
             text = "".join(traceback.format_exception(exc)).rstrip()
         self.outputs = ()
         self.append_display_data(HTML(
-            f'<pre class="wb-error" style="color:#b00020;white-space:pre-wrap">'
+            f'<pre class="wb-error" style="color:{ERROR_COLOR};white-space:pre-wrap">'
             f"{html.escape(text)}</pre>"
         ))
 

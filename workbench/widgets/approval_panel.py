@@ -40,7 +40,8 @@ class ApprovalPanel(widgets.VBox):
         self.title = widgets.HTML()
         self.approve_button = widgets.Button(
             description="Approve and run again", icon="check", button_style="warning",
-            tooltip="add the ticked tools to Approve, then run again", disabled=True)
+            tooltip="add the ticked tools to Approve, then run again", disabled=True,
+            layout=widgets.Layout(width="auto"))  # the default width cuts the label off
         self.approve_button.on_click(self._on_approve)
         super().__init__(children=[], **kwargs)
         self.layout.display = "none"

@@ -23,6 +23,9 @@ from workbench.contracts._yaml import model_from_yaml
 from workbench.contracts.manifest import AgentManifest, load_manifest
 from workbench.errors import ConfigError, WorkbenchError
 from workbench.widgets._util import (
+    ERROR_COLOR,
+    OK_COLOR,
+    WARN_COLOR,
     ErrorArea,
     atomic_write_text,
     guarded,
@@ -424,11 +427,11 @@ class ManifestEditor(widgets.VBox):
         name = self.agent
         if self.problems:
             text = "not applied: runs use the last valid version until the problems are fixed"
-            color = "#b00020"
+            color = ERROR_COLOR
         elif self.session.manifests[name] != self.session.saved.get(name):
-            text, color = "live (unsaved): the next run uses this version", "#8a6d00"
+            text, color = "live (unsaved): the next run uses this version", WARN_COLOR
         else:
-            text, color = "live, saved", "#1b5e20"
+            text, color = "live, saved", OK_COLOR
         if note:
             text = f"{note}; {text}"
         self.status.value = f'<span style="color:{color}">{html.escape(text)}</span>'

@@ -24,7 +24,15 @@ from workbench.surface.artifact import entry_from_wire, load_pins, load_policy, 
 from workbench.surface.audit import audit
 from workbench.surface.edits import apply, apply_edits, schema_changes
 from workbench.surface.validate import validate
-from workbench.widgets._util import ErrorArea, guarded, problem_html, show, table_html
+from workbench.widgets._util import (
+    ERROR_COLOR,
+    OK_COLOR,
+    ErrorArea,
+    guarded,
+    problem_html,
+    show,
+    table_html,
+)
 from workbench.widgets.session import Session
 
 __all__ = ["SurfaceEditor"]
@@ -311,13 +319,13 @@ class SurfaceEditor(widgets.VBox):
     def _show_validity(self) -> None:
         report = validate(self.dir)
         if report["ok"]:
-            self.validity.value = (f'<span style="color:#1b5e20">valid: {report["tools"]} '
+            self.validity.value = (f'<span style="color:{OK_COLOR}">valid: {report["tools"]} '
                                    f"tools</span>")
             return
         items = "".join(
             f"<li>{html.escape(str(p['tool']))}: {html.escape(p['field'])}: "
             f"{html.escape(p['problem'])}</li>" for p in report["problems"])
-        self.validity.value = f'<span style="color:#b00020">invalid:</span><ul>{items}</ul>'
+        self.validity.value = f'<span style="color:{ERROR_COLOR}">invalid:</span><ul>{items}</ul>'
 
     def _show_findings(self, shown: dict[str, Any] | None) -> None:
         if shown is None:
