@@ -42,4 +42,7 @@ def test_nothing_outside_widgets_imports_ipywidgets(repo_root):
 def test_workbench_repr_is_short(workbench):
     assert repr(workbench).startswith("Workbench(Session(")
     assert len(repr(workbench)) < 200
-    assert workbench.titles[0] == "Manifests" and workbench.titles[-1] == "Run"
+    assert "/" not in repr(workbench)  # no machine path: reprs end up in saved notebooks
+    assert workbench.titles[0] == "Manifests" and workbench.titles[-1] == "History"
+    workbench.show_tab("Run")
+    assert workbench.titles[workbench.selected_index] == "Run"

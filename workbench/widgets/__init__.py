@@ -13,7 +13,9 @@ what to install::
 ``SurfaceEditor``  a curated tools.json: descriptions, examples, exposure, audit, diff
 ``ScenarioRunner`` scenario, seed, ticks, transport, Run; violations, calls, ledger
 ``ApprovalPanel``  (in the runner) calls refused as not approved; approve and re-run
-``LedgerView``     a ledger of any size, filtered and one page at a time
+``LedgerView``     a ledger of any size, filtered and one page at a time; export
+``HistoryView``    every call of the session (runs and by hand), paged; export
+``PagedTable``     any DataFrame one page at a time
 ``Session``        config, live manifests and registries the widgets share
 =================  ================================================================
 """
@@ -27,8 +29,10 @@ from workbench.errors import MissingDependency
 
 if TYPE_CHECKING:
     from workbench.widgets.approval_panel import ApprovalPanel
+    from workbench.widgets.history import CallHistory, HistoryView
     from workbench.widgets.ledger_view import LedgerView
     from workbench.widgets.manifest_editor import ManifestEditor
+    from workbench.widgets.paged_table import PagedTable
     from workbench.widgets.runner import ScenarioRunner
     from workbench.widgets.session import Session
     from workbench.widgets.surface_editor import SurfaceEditor
@@ -36,8 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalPanel",
+    "CallHistory",
+    "HistoryView",
     "LedgerView",
     "ManifestEditor",
+    "PagedTable",
     "ScenarioRunner",
     "Session",
     "SurfaceEditor",
@@ -46,8 +53,11 @@ __all__ = [
 
 _HOMES = {
     "ApprovalPanel": "workbench.widgets.approval_panel",
+    "CallHistory": "workbench.widgets.history",
+    "HistoryView": "workbench.widgets.history",
     "LedgerView": "workbench.widgets.ledger_view",
     "ManifestEditor": "workbench.widgets.manifest_editor",
+    "PagedTable": "workbench.widgets.paged_table",
     "ScenarioRunner": "workbench.widgets.runner",
     "Session": "workbench.widgets.session",
     "SurfaceEditor": "workbench.widgets.surface_editor",

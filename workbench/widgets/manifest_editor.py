@@ -265,7 +265,8 @@ class ManifestEditor(widgets.VBox):
         atomic_write_text(path, text)
         self.session.saved[manifest.name] = load_manifest(path)
         self._disk = _on_disk(path)
-        self._show_status(f"saved {path}")
+        # Relative to the config: the status is widget state, stored in saved notebooks.
+        self._show_status(f"saved {path.relative_to(self.session.root)}")
         return path
 
     def revert(self) -> None:

@@ -32,6 +32,7 @@ class Workbench(widgets.Tab):
         manifest_editor: The *Manifests* tab.
         surface_editor: The *Surfaces* tab (None when the config has no surfaces).
         runner: The *Run* tab.
+        history: The *History* tab: every call of the session, by a run or by hand.
 
     Example:
         >>> from workbench.widgets import Workbench
@@ -57,6 +58,10 @@ class Workbench(widgets.Tab):
         if self.surface_editor is not None:
             tabs.append(("Surfaces", self.surface_editor))
         tabs.append(("Run", self.runner))
+        from workbench.widgets.history import HistoryView
+
+        self.history = HistoryView(session.history)
+        tabs.append(("History", self.history))
         super().__init__(children=[w for _, w in tabs], titles=[t for t, _ in tabs], **kwargs)
 
     @classmethod
@@ -73,6 +78,13 @@ class Workbench(widgets.Tab):
             ConfigError: the config does not load (the message names file and key).
         """
         return cls(Session.from_config(root, registry), scenario)
+
+    def show_tab(self, title: str) -> None:
+        """Bring the tab titled ``title`` to the front (``"Run"``, ``"History"``...)."""
+        titles = list(self.titles)
+        if title not in titles:
+            raise ValueError(f"no tab {title!r}; tabs: {', '.join(titles)}")
+        self.selected_index = titles.index(title)
 
     def close(self) -> None:
         """Close the widgets and the session's MCP connections, if any were opened."""
