@@ -401,6 +401,11 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+#: Columns of free text, allowed to wrap when shown (names, kinds and agents never wrap).
+PROSE_COLUMNS = frozenset({"summary", "payload", "params", "result", "detail", "description",
+                           "evidence", "before", "after", "reason", "fields"})
+
+
 def use_readable_tables(max_rows: int = 60) -> None:
     """Show every DataFrame in this notebook as :func:`frame_html` does (call it once).
 
@@ -418,11 +423,13 @@ def use_readable_tables(max_rows: int = 60) -> None:
         return
 
     def render(frame: pd.DataFrame) -> str:
+        wrap = tuple(c for c in frame.columns if c in PROSE_COLUMNS)
         if len(frame) <= max_rows:
-            return frame_html(frame)
+            return frame_html(frame, wrap=wrap)
         half = max_rows // 2
         note = f"<p><i>{len(frame):,} rows &times; {len(frame.columns)} columns; " \
                f"first and last {half} shown</i></p>"
-        return frame_html(frame.head(half)) + frame_html(frame.tail(half)) + note
+        return frame_html(frame.head(half), wrap=wrap) + frame_html(frame.tail(half),
+                                                                    wrap=wrap) + note
 
     shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, render)

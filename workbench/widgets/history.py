@@ -166,7 +166,8 @@ class HistoryView(widgets.VBox):
     def export(self, path: str | Path | None = None) -> Path:
         """Export the history to ``path`` (the field's value when None)."""
         written = self.history.export(path or self.path.value)
-        self.export_status.value = f"wrote {html.escape(str(written))}"
+        self.export_status.value = (f"wrote {len(self.history):,} calls to "
+                                    f"{html.escape(written.name)}")
         return written
 
     @guarded

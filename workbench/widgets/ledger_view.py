@@ -159,8 +159,9 @@ class LedgerView(widgets.VBox):
         """
         written = export_ledger([self._events[i] for i in self._matches],
                                 path or self.export_path.value, format)
+        # The file's name, not its path: the status is widget state, kept in saved notebooks.
         self.export_status.value = (f"wrote {len(self._matches):,} events to "
-                                    f"{html.escape(str(written))}")
+                                    f"{html.escape(written.name)}")
         return written
 
     # -- filtering and rendering ------------------------------------------------------
