@@ -1,9 +1,15 @@
 """The Workbench in a real JupyterLab, driven through Debian's headless Chromium.
 
-One test, end to end: a JupyterLab server (isolated config, data and runtime dirs, a
-token, a loopback port) opens a notebook that displays ``Workbench.from_config``; the
-browser unticks fortune-teller's ``oracle`` grant, opens the Run tab, presses Run, and
-the violation row must be rendered in the page. A screenshot goes to test-artifacts/.
+End to end, in a JupyterLab server (isolated config, data and runtime dirs, a token, a
+loopback port):
+
+* a notebook that displays ``Workbench.from_config``: the browser unticks fortune-teller's
+  ``oracle`` grant, opens the Run tab, presses Run, and the violation row must be
+  rendered in the page;
+* tutorial 06 after *Run All*: its last output is the live workbench, and pressing Run in
+  it fills the calls table (with the omens) and the changes since the previous run.
+
+Screenshots go to test-artifacts/.
 
 Not skipped when something is missing: the failure says what to install (``make test``
 installs Chromium). No browser is downloaded; Playwright drives /usr/bin/chromium.
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -36,6 +43,8 @@ NOTEBOOK_SOURCE = (
     "wb = Workbench.from_config('config', scenario='oracle-grove')\n"
     "wb"
 )
+
+TUTORIAL = "06-designing-a-scenario.ipynb"
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(90)]
 
@@ -74,6 +83,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[d
     root.mkdir()
     shutil.copytree(repo_root / "config", root / "config")
     _write_notebook(root / "workbench.ipynb")
+    (root / "notebooks").mkdir()
+    shutil.copy(repo_root / "notebooks" / TUTORIAL, root / "notebooks" / TUTORIAL)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("MCP_", "JUPYTER", "XDG_"))}
     for var, sub in [("JUPYTER_CONFIG_DIR", "jconfig"), ("JUPYTER_DATA_DIR", "jdata"),
@@ -161,6 +172,65 @@ def test_grant_change_then_run_renders_the_violation(lab: dict, repo_root: Path)
             page.screenshot(path=str(artifacts / "workbench-violations.png"))
         except Exception:
             page.screenshot(path=str(artifacts / "workbench-failure.png"))
+            raise
+        finally:
+            browser.close()
+
+
+@pytest.mark.timeout(240)
+def test_tutorial_06_ends_on_a_live_workbench_after_run_all(lab: dict, repo_root: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    artifacts = repo_root / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(f"{lab['url']}/lab/tree/notebooks/{TUTORIAL}?token={lab['token']}")
+            page.get_by_text("| Idle").first.wait_for(timeout=30_000)
+            # Clear the stored outputs first, so what is checked is what Run All made.
+            page.locator(".lm-MenuBar-itemLabel", has_text="Edit").first.click()
+            page.locator("li[data-command='editmenu:clear-all']").click()
+            cells = page.locator(".jp-Notebook .jp-Cell")
+            last = cells.last
+            expect(last.locator(".jp-OutputArea-output")).to_have_count(0)
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator("li[data-command='runmenu:run-all']").click()
+
+            tabs = last.locator(".widget-tab")
+            failed = page.locator(".jp-OutputArea-output"
+                                  "[data-mime-type='application/vnd.jupyter.stderr']")
+            tabs.or_(failed).first.wait_for(timeout=150_000)
+            if not tabs.is_visible():
+                pytest.fail(f"a cell of {TUTORIAL} failed:\n{failed.first.inner_text()}")
+            # The last output is the workbench, live, on its Run tab.
+            expect(last.locator(".lm-TabBar-tab.lm-mod-current")).to_have_text("Run")
+            # The button's text is its icon's glyph and "Run" ("Approve and run again" is
+            # another button).
+            run = last.locator("button.widget-button").filter(has_text=re.compile(r"^\W*Run$"))
+            expect(run).to_be_visible()
+            expect(run).to_be_enabled()
+            run.click()
+
+            calls = last.locator("table.wb-calls")
+            expect(calls).to_be_visible(timeout=30_000)
+            assert calls.locator("tbody tr").count() == 4  # one oracle call per tick
+            expect(calls.locator("tbody tr").first).to_contain_text("omen: ")
+            expect(last.locator(".widget-html", has_text="harbour-watch:5 over in-process")) \
+                .to_be_visible()
+            # The run before (the grant taken away) differs: its changes are listed.
+            changes = last.locator("table.wb-changes")
+            expect(changes).to_be_visible()
+            expect(changes).to_contain_text("removed")
+
+            last.scroll_into_view_if_needed()
+            last.locator(".widget-html", has_text="harbour-watch:5 over in-process") \
+                .scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / "tutorial-06-last-widget.png"))
+        except Exception:
+            page.screenshot(path=str(artifacts / "tutorial-06-failure.png"))
             raise
         finally:
             browser.close()
