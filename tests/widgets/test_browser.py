@@ -152,6 +152,18 @@ def test_grant_change_then_run_renders_the_violation(lab: dict, repo_root: Path)
                 pytest.fail(f"the notebook cell failed:\n{failed.first.inner_text()}")
             expect(grant).to_be_checked()
             assert page.locator(".jupyter-widgets").count() > 0
+
+            # A problem shown beside a field does not squeeze the field.
+            may_emit = page.locator(".widget-text", has_text="May emit").locator("input")
+            width = may_emit.bounding_box()["width"]
+            may_emit.fill("Oracle.Spoke")
+            problem = page.locator(".wb-problem")
+            expect(problem).to_contain_text("is not a valid event kind")
+            assert may_emit.bounding_box()["width"] == width
+            page.screenshot(path=str(artifacts / "workbench-manifest-problem.png"))
+            may_emit.fill("oracle.spoke")
+            expect(problem).to_have_count(0)
+
             grant.uncheck()
 
             page.locator(".widget-tab .lm-TabBar-tab", has_text="Run").click()

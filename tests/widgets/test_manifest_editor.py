@@ -187,3 +187,15 @@ class TestCommentPreservingSave:
         after = path.read_text()
         assert "schedule:  # how often it acts" in after and "tick_every: 5" in after
         assert load_manifest(path).schedule.tick_every == 5
+
+    def test_grants_of_servers_not_started_are_not_called_unoffered(self, config_dir):
+        (config_dir / "scenarios" / "raw-clock.yaml").write_text(
+            (config_dir / "scenarios" / "watch-house.yaml").read_text()
+            .replace("name: watch-house", "name: raw-clock")
+            .replace("surface: surfaces/watch-house\n", ""))
+        editor = ManifestEditor(Session.from_config(config_dir), "timekeeper",
+                                scenario="raw-clock")
+        assert editor.session.lists_unknown("raw-clock")
+        assert editor.grant_boxes["echo"].description == "echo"
+        assert {o.group for o in editor.options if o.tool == "echo"} == {
+            "from its servers (listed after the first run)"}

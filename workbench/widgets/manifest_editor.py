@@ -118,6 +118,8 @@ def _grant_label(option: GrantOption) -> str:
 
 #: The group of granted tools the scenario does not offer at all.
 NOT_OFFERED = "not offered by this scenario"
+#: The group of granted tools of servers that have not run yet (nothing lists them).
+UNLISTED = "from its servers (listed after the first run)"
 
 
 class ManifestEditor(widgets.VBox):
@@ -299,7 +301,9 @@ class ManifestEditor(widgets.VBox):
     def _offer(self, granted: tuple[str, ...]) -> list[GrantOption]:
         options = self.session.grant_options(self.scenario)
         offered = {o.tool for o in options}
-        return options + [GrantOption(t, NOT_OFFERED) for t in sorted(set(granted) - offered)]
+        # Servers not started yet may well offer it: say so rather than "not offered".
+        group = UNLISTED if self.session.lists_unknown(self.scenario) else NOT_OFFERED
+        return options + [GrantOption(t, group) for t in sorted(set(granted) - offered)]
 
     def _build_grants(self, granted: tuple[str, ...]) -> None:
         for box in self.grant_boxes.values():

@@ -215,6 +215,17 @@ class Session:
             found[name] = GrantOption(name, group, hidden)
         return _sorted(found)
 
+    def lists_unknown(self, scenario: ScenarioConfig | str | None) -> bool:
+        """Whether ``scenario``'s servers may offer tools :meth:`grant_options` cannot list yet.
+
+        True for a scenario with servers, no surface (whose pins would list them) and no
+        run yet (whose connections would).
+        """
+        if isinstance(scenario, str):
+            scenario = self.config.scenario(scenario)
+        return bool(scenario is not None and scenario.servers and scenario.surface is None
+                    and scenario.name not in self._server_resolvers)
+
     def describe_tool(self, name: str) -> str:
         """A tool's description as the server or registry gives it ("" when none knows it)."""
         for registry in (self.registry, self._mcp_registry):
