@@ -70,6 +70,21 @@ class CallHistory:
                   latency_ms)
         self._changed()
 
+    def record_outcome(self, outcome: Any, source: str = "hand") -> None:
+        """Add one call made by hand.
+
+        Args:
+            outcome: What the ToolCaller's call gave (a ``CallOutcome``: agent, tool,
+                params, outcome, result, error or reason, its event, transport, latency).
+            source: The history's ``source`` for it.
+        """
+        value = (outcome.result if outcome.outcome == "ok"
+                 else outcome.error or outcome.reason)
+        event = getattr(outcome, "event", None)
+        self.record(source, outcome.agent, outcome.tool, dict(outcome.params), outcome.outcome,
+                    value, seq=getattr(event, "seq", None), tick=getattr(event, "tick", None),
+                    transport=outcome.transport, latency_ms=outcome.latency_ms)
+
     def record_run(self, result: Any) -> int:
         """Add every call of a finished run (a RunResult); returns how many."""
         telemetry = getattr(result, "telemetry", None) or {}
