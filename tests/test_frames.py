@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import pandas as pd
-import pytest
-
 from workbench.engine.conductor import Conductor
 from workbench.frames import (
     CALLS_COLUMNS,
@@ -87,15 +84,7 @@ class TestCallsAndChanges:
         assert changes_frame(granted, granted).empty
 
 
-class TestExportAndDisplay:
-    def test_unknown_format_is_an_export_error(self, tmp_path):
-        from workbench.errors import ExportError
-        from workbench.frames import export_frame
-
-        with pytest.raises(ExportError, match="unknown export format 'txt'"):
-            export_frame(pd.DataFrame({"a": [1]}), tmp_path / "x.txt")
-        assert list(tmp_path.iterdir()) == []
-
+class TestDisplay:
     def test_frame_html_left_aligns_text_and_blanks_missing_values(self, repo_root):
         from workbench.frames import frame_html
 

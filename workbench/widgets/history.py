@@ -132,7 +132,7 @@ class CallHistory:
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the history as JSONL, CSV or Parquet (by ``format`` or the file's suffix)."""
-        from workbench.frames import export_frame
+        from workbench.export import export_frame
 
         return export_frame(self.frame(), path, format)
 

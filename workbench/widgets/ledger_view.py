@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from workbench.contracts.events import Event
-from workbench.frames import events_of, export_ledger, ledger_frame
+from workbench.export import export_ledger
+from workbench.frames import events_of, ledger_frame
 from workbench.widgets._util import ErrorArea, guarded, show, table_html
 
 if TYPE_CHECKING:
