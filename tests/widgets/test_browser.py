@@ -205,8 +205,8 @@ def test_tutorial_06_ends_on_a_live_workbench_after_run_all(lab: dict, repo_root
             # Clear the stored outputs first, so what is checked is what Run All made.
             page.locator(".lm-MenuBar-itemLabel", has_text="Edit").first.click()
             page.locator("li[data-command='editmenu:clear-all']").click()
-            cells = page.locator(".jp-Notebook .jp-Cell")
-            last = cells.last
+            # The last code cell (a "Where to go next" note follows it).
+            last = page.locator(".jp-Notebook .jp-CodeCell").last
             expect(last.locator(".jp-OutputArea-output")).to_have_count(0)
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
             page.locator("li[data-command='runmenu:run-all']").click()
