@@ -1,15 +1,28 @@
-"""Reading YAML with line numbers, so every config error can point at its line."""
+"""Reading YAML with line numbers, so every config error can point at its line.
+
+One loader for every config file (``validate`` and ``run`` both read through
+:func:`read_yaml`): it refuses duplicate keys and aliases that expand a file beyond
+:data:`MAX_ALIAS_VALUES` values (a "billion laughs" would pass a check and then blow up a
+run). Line lookups compose each text once, so reporting N problems in a file is linear in N.
+"""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from workbench._files import read_text
 from workbench.errors import ConfigError
 
-__all__ = ["format_loc", "line_of", "load_named", "model_from_yaml", "read_yaml"]
+__all__ = ["MAX_ALIAS_VALUES", "format_loc", "line_of", "load_named", "model_from_yaml",
+           "read_yaml"]
+
+#: How many values YAML aliases may add to a file when expanded. Anchors and aliases are
+#: fine for sharing a block or two; a legitimate config never comes near this.
+MAX_ALIAS_VALUES = 10_000
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -19,6 +32,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False):
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base`: merged, may be overridden
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
@@ -40,20 +55,71 @@ def read_yaml(path: Path) -> tuple[Any, str]:
     """Parse ``path`` and return ``(data, text)``.
 
     Raises:
-        ConfigError: unreadable file or invalid YAML, with the line of the problem.
+        ConfigError: unreadable file, not UTF-8, invalid YAML, or aliases that expand
+            too far, with the line of the problem.
     """
+    text = read_text(path, "a YAML file of keys and values")
+    loader = _UniqueKeyLoader(text)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read file: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+        node = loader.get_single_node()
+        if node is None:
+            return None, text
+        _check_aliases(path, node)
+        data = loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
         line = mark.line + 1 if mark is not None else None
-        raise ConfigError(path, "", f"invalid YAML: {problem}", line) from exc
+        raise ConfigError(path, "", f"invalid YAML: {problem}", line) from None
+    except RecursionError:
+        raise ConfigError(path, "", "nested too deeply to read; a config needs a few levels, "
+                          "not hundreds") from None
+    finally:
+        loader.dispose()
     return data, text
+
+
+def _check_aliases(path: Path, root: yaml.Node) -> None:
+    """Refuse aliases that refer to themselves or expand the file too far.
+
+    Works on the composed node graph, where an alias is the same node reached twice: the
+    expanded size is summed with a memo, so a bomb is measured without being expanded.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    written = 0
+    biggest: tuple[int, yaml.Node | None] = (0, None)
+
+    def size(node: yaml.Node) -> int:
+        nonlocal written, biggest
+        key = id(node)
+        if key in sizes:  # reached again: an alias
+            if sizes[key] > biggest[0]:
+                biggest = (sizes[key], node)
+            return sizes[key]
+        if key in open_nodes:
+            raise ConfigError(path, "", "an alias refers to the block that contains it "
+                              "(a value cannot hold itself); write the values out",
+                              node.start_mark.line + 1)
+        open_nodes.add(key)
+        written += 1
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    total = size(root)
+    if total - written > MAX_ALIAS_VALUES:
+        anchor = biggest[1]
+        raise ConfigError(
+            path, "", f"YAML aliases expand this file to {total:,} values ({written:,} "
+            f"written); aliases may add at most {MAX_ALIAS_VALUES:,} (a 'billion laughs' "
+            f"is refused): write the values out instead of repeating an anchor",
+            anchor.start_mark.line + 1 if anchor is not None else None)
 
 
 def format_loc(loc: tuple[Any, ...]) -> str:
@@ -69,9 +135,8 @@ def format_loc(loc: tuple[Any, ...]) -> str:
 
 def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     """1-based line of the deepest node of ``loc`` that exists in the YAML ``text``."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    node = _composed(text)
+    if node is None:
         return None
     line = None
     for part in loc:
@@ -91,6 +156,18 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
         else:
             return line
     return line
+
+
+@functools.lru_cache(maxsize=16)
+def _composed(text: str) -> yaml.Node | None:
+    """The node tree of ``text``, composed once however many lines are looked up in it.
+
+    Nodes are read, never changed, so sharing them between calls is safe.
+    """
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
 
 
 def model_from_yaml(

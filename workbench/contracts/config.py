@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench._files import require_dir
 from workbench.contracts._yaml import line_of, read_yaml
 from workbench.contracts.manifest import AgentManifest, load_manifest
 from workbench.contracts.scenario import ScenarioConfig, load_scenario
@@ -74,9 +75,7 @@ class ConfigTree:
 
     @classmethod
     def _collect(cls, root: Path) -> tuple[ConfigTree, list[ConfigError]]:
-        if not root.is_dir():
-            raise ConfigError(root, "", "not a directory; expected a config directory with "
-                              "agents/ and scenarios/ inside")
+        require_dir(root, "a config directory with agents/ and scenarios/ inside")
         tree = cls(root=root)
         problems: list[ConfigError] = []
         for path in sorted((root / "agents").glob("*.yaml")):
@@ -126,15 +125,19 @@ class ConfigTree:
             if name in served:
                 continue  # its tools may come from the scenario's MCP servers
             path = self.root / "agents" / f"{name}.yaml"
-            for i, tool in enumerate(manifest.tools):
-                if tool not in known:
-                    problems.append(ConfigError(
-                        path, f"tools[{i}]",
-                        f"{tool!r} is granted but no registered tool has that name; known "
-                        f"tools: {', '.join(sorted(known)) or 'none'} (or name the MCP server "
-                        f"that provides it in the scenario's servers)",
-                        line_of(read_yaml(path)[1], ("tools", i)),
-                    ))
+            unknown = [(i, tool) for i, tool in enumerate(manifest.tools) if tool not in known]
+            if not unknown:
+                continue
+            text = read_yaml(path)[1]  # once per file: N problems cost N lookups, not N reads
+            listed = ", ".join(sorted(known)) or "none"
+            for i, tool in unknown:
+                problems.append(ConfigError(
+                    path, f"tools[{i}]",
+                    f"{tool!r} is granted but no registered tool has that name; known "
+                    f"tools: {listed} (or name the MCP server that provides it in the "
+                    f"scenario's servers)",
+                    line_of(text, ("tools", i)),
+                ))
         return problems
 
     def scenario(self, name: str) -> ScenarioConfig:

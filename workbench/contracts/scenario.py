@@ -7,6 +7,7 @@ name MCP ``servers`` it needs (started for the run, stopped after) and a curated
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from pydantic import Field, field_validator, model_validator
@@ -14,7 +15,32 @@ from pydantic import Field, field_validator, model_validator
 from workbench.contracts._yaml import load_named
 from workbench.contracts.manifest import Name, StrictModel
 
-__all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario"]
+__all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario", "split_command"]
+
+
+def split_command(command: str) -> list[str]:
+    """A stdio server's command line split into argv, as a POSIX shell would split it.
+
+    The one rule for every place a command line is given: a scenario's ``command:``,
+    ``MCP_SERVERS`` and ``--server``.
+
+    Raises:
+        ValueError: the line is empty or its quotes are unbalanced; the message says so
+            and shows an example.
+
+    Example:
+        >>> split_command("python -m 'my server'")
+        ['python', '-m', 'my server']
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # shlex: "No closing quotation" / "No escaped character"
+        raise ValueError(f"{command!r} cannot be split into words ({str(exc).lower()}); "
+                         f"balance its quotes, e.g. \"python -m 'my server'\"") from None
+    if not argv:
+        raise ValueError("the command line is empty; give one such as "
+                         "'python -m workbench.tools.mcp_server'")
+    return argv
 
 
 class GovernorLimits(StrictModel):
@@ -48,6 +74,13 @@ class ServerSpec(StrictModel):
         if self.url is not None and not self.url.startswith(("http://", "https://")):
             raise ValueError(f"url {self.url!r} must start with http:// or https://")
         return self
+
+    @field_validator("command")
+    @classmethod
+    def _splits(cls, value: str | None) -> str | None:
+        if value is not None:
+            split_command(value)
+        return value
 
     @property
     def target(self) -> str:

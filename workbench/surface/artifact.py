@@ -94,11 +94,10 @@ _TYPE_NAMES = {str: "a string", dict: "an object", list: "a list"}
 
 # -- reading ------------------------------------------------------------------------------
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read the file ({exc.strerror}); check the "
-                          f"path and its permissions") from exc
+    from workbench._files import read_text
+
+    # Not UTF-8, empty, a directory: each one line naming the file (read_text says which).
+    text = read_text(path, f"{path.name} as JSON", allow_empty=False)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
