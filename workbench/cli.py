@@ -10,8 +10,13 @@ Commands::
     workbench scenarios [--config DIR]
 
 Other parts of the package add their commands through :data:`EXTENSIONS` (modules with a
-``register(subparsers)`` function), so each stays next to the code it drives. Library
-errors are turned into one line on stderr here, at the edge, and exit code 2.
+``register(subparsers)`` function), so each stays next to the code it drives.
+
+Bad input is one line on stderr, ``error: ...``, and exit code 2: flags are checked as they
+are parsed (:mod:`workbench._args`), files by their loaders (which raise
+:class:`~workbench.errors.ConfigError` naming the file, key and what is allowed), and here,
+at the edge, any :class:`~workbench.errors.WorkbenchError` or an OS error on a named path
+(a read-only or full file system) becomes that one line.
 """
 
 from __future__ import annotations
@@ -19,13 +24,16 @@ from __future__ import annotations
 import argparse
 import csv
 import importlib
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
-from workbench.errors import WorkbenchError
+from workbench._args import OneLineParser, count
+from workbench.errors import ConfigError, WorkbenchError
 
-__all__ = ["EXTENSIONS", "main"]
+__all__ = ["EXTENSIONS", "main", "run_parsed"]
 
 #: Modules that add sub-commands: each has ``register(subparsers)``.
 EXTENSIONS: list[str] = ["workbench.tools.mcp_server", "workbench.surface.commands"]
@@ -38,17 +46,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    return run_parsed(args)
+
+
+def run_parsed(args: argparse.Namespace) -> int:
+    """Run a parsed command (``args.func``), turning its errors into one line and exit 2.
+
+    Shared by ``workbench`` and the standalone ``mcp-tool`` script.
+    """
     try:
         return int(args.func(args) or 0)
-    except WorkbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # `workbench run ... | head`
         return 0
+    except WorkbenchError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        from workbench._files import STORAGE_ERRNOS, describe_os_error
+
+        if exc.filename is not None:  # a path the user named (or one derived from it)
+            return _fail(f"{exc.filename}: {describe_os_error(exc.filename, exc)}")
+        if exc.errno in STORAGE_ERRNOS:  # a write to an open file: the disk, not a bug
+            return _fail(f"cannot write: {describe_os_error(None, exc)}")
+        raise  # anything else is a bug: show it whole
+
+
+def _fail(message: str) -> int:
+    """Print ``message`` as one ``error:`` line (newlines in it folded) and return 2."""
+    print("error: " + " ".join(message.split()), file=sys.stderr)
+    return 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="workbench",
         description="Design multi-agent scenarios and see exactly what agents may call, "
                     "what they did call, and what an MCP server offers them.",
@@ -58,8 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a scenario and print its ledger")
     run.add_argument("scenario", help="scenario name (see `workbench scenarios`)")
     run.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
-    run.add_argument("--ticks", type=int, default=None,
-                     help="ticks to run (default: the governor's max_ticks)")
+    run.add_argument("--ticks", type=count, default=None,
+                     help="ticks to run, a whole number >= 0 (default: the governor's "
+                          "max_ticks)")
     run.add_argument("--config", default="config", help="config directory (default: config)")
     run.add_argument("--ledger", default=None,
                      help="also write the ledger to this JSONL file (and the calls' latencies "
@@ -104,8 +134,12 @@ def _parser() -> argparse.ArgumentParser:
 
 # -- run ----------------------------------------------------------------------------------
 def _cmd_run(args: argparse.Namespace) -> int:
+    from workbench._files import check_new_file
     from workbench.engine.conductor import Conductor
 
+    _check_env_servers()
+    if args.ledger is not None:
+        check_new_file(args.ledger, "--ledger")
     progress = _progress()
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
                                       ledger_path=args.ledger, progress=progress,
@@ -117,12 +151,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_resume(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
 
+    _check_env_servers()
     progress = _progress()
     conductor = Conductor.resume(args.config, args.ledger, progress=progress,
                                  approver=_approver(args, progress))
-    print(f"resumed {args.ledger}: re-deriving {conductor.pending_replay} recorded events "
-          f"without calling any tool, then continuing", file=sys.stderr)
-    return _run_and_print(conductor, args, None)
+    replayed = conductor.pending_replay
+    code = _run_and_print(conductor, args, None)
+    # Said after the run, so a run that fails shows its error line and nothing else.
+    print(f"resumed {args.ledger}: re-derived {replayed} recorded events without calling "
+          f"any tool, then continued", file=sys.stderr)
+    return code
+
+
+def _check_env_servers(env: Mapping[str, str] | None = None) -> None:
+    """Refuse a malformed MCP gate before a run starts any server.
+
+    ``MCP_SERVERS`` must name at least one server, each an http(s) URL or a command line
+    that splits into words; ``WORKBENCH_MCP_TIMEOUT`` must be a finite number of seconds > 0.
+
+    Raises:
+        ConfigError: naming the variable, the part at fault and what is allowed.
+    """
+    from workbench.contracts.scenario import split_command
+
+    env = os.environ if env is None else env
+    raw = env.get("MCP_SERVERS", "")
+    if raw.strip():
+        from workbench.tools.mcp_client import split_servers
+
+        parts = split_servers(raw)
+        if not parts:
+            raise ConfigError("environment", "MCP_SERVERS", f"{raw!r} names no server; give "
+                              "'::'-separated command lines or http(s) URLs, or unset it")
+        for i, part in enumerate(parts):
+            if part.startswith(("http://", "https://")):
+                continue
+            try:
+                split_command(part)
+            except ValueError as exc:
+                raise ConfigError("environment", f"MCP_SERVERS (server {i + 1})",
+                                  str(exc)) from None
+    timeout = env.get("WORKBENCH_MCP_TIMEOUT", "").strip()
+    if timeout:
+        try:
+            value = float(timeout)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0:
+            raise ConfigError("environment", "WORKBENCH_MCP_TIMEOUT", f"{timeout!r} is not a "
+                              "finite number of seconds > 0; unset it or give e.g. 30")
 
 
 def _progress():

@@ -23,19 +23,19 @@ class TestMcpTool:
         code, out, _ = run(capsys, "mcp-tool", "--path", str(d))
         data = json.loads(out)
         assert code == 0
-        assert set(data) == {"candidate", "policy", "validation"}
+        assert set(data) == {"candidate", "policy", "valid"}
         assert data["candidate"]["component"] == "mcp-tool" and data["candidate"]["dir"] == str(d)
         assert "tool.get_weather.description" in data["candidate"]["text_parts"]
         assert data["policy"]["capability"] == "mcp-tool"
-        assert data["validation"] == {"ok": True, "tools": 2, "problems": []}
+        assert data["valid"] == {"ok": True, "tools": 2, "problems": []}
 
     def test_invalid_surface_exit_1_with_problems(self, capsys, make_surface):
         d = make_surface([dict(WEATHER, description=""), SEND])
         code, out, _ = run(capsys, "mcp-tool", "--path", str(d))
         data = json.loads(out)
-        assert code == 1 and data["validation"]["ok"] is False
-        assert data["validation"]["problems"][0]["tool"] == "get_weather"
-        assert data["validation"]["problems"][0]["field"] == "description"
+        assert code == 1 and data["valid"]["ok"] is False
+        assert data["valid"]["problems"][0]["tool"] == "get_weather"
+        assert data["valid"]["problems"][0]["field"] == "description"
 
     def test_unreadable_policy_is_reported_as_invalid(self, capsys, make_surface):
         d = make_surface()
@@ -44,6 +44,36 @@ class TestMcpTool:
         data = json.loads(out)
         assert code == 1 and data["candidate"] is None and "not valid JSON" in data["policy"][
             "error"]
+
+
+class TestMcpToolScript:
+    """``mcp-tool --path DIR`` is a console script of its own, declared in pyproject.toml."""
+
+    def script(self, *args):
+        import subprocess
+        import sys
+        import tomllib
+
+        value = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"][
+            "mcp-tool"]
+        # Exactly what the generated console script does: load the entry point, exit with it.
+        code = ("import sys; from importlib.metadata import EntryPoint; "
+                f"sys.exit(EntryPoint('mcp-tool', {value!r}, 'console_scripts').load()())")
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                              text=True, timeout=60, cwd=REPO)
+
+    def test_prints_candidate_policy_valid(self, make_surface):
+        d = make_surface()
+        done = self.script("--path", str(d))
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert set(data) == {"candidate", "policy", "valid"} and data["valid"]["ok"] is True
+
+    def test_a_missing_directory_is_one_line_and_exit_2(self, tmp_path):
+        done = self.script("--path", str(tmp_path / "typo"))
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
+        assert "does not exist" in done.stderr and "Traceback" not in done.stderr
 
 
 class TestSurfaceCommands:
@@ -73,7 +103,7 @@ class TestSurfaceCommands:
         (tmp_path / "e.json").write_text("[")
         code, _, err = run(capsys, "surface", "apply", str(make_surface()),
                            str(tmp_path / "e.json"))
-        assert code == 2 and "cannot read the edits" in err
+        assert code == 2 and "e.json:1: not valid JSON" in err
 
     def test_diff_against_another_surface(self, capsys, make_surface):
         a = make_surface()
@@ -148,7 +178,7 @@ class TestLive:
         assert code == 1 and {f["tool"] for f in json.loads(out)} >= {"add_numbers",
                                                                       "translate_text"}
         code, out, _ = run(capsys, "mcp-tool", "--path", str(out_dir))
-        problems = json.loads(out)["validation"]["problems"]
+        problems = json.loads(out)["valid"]["problems"]
         assert code == 1 and any(p["field"] == "name" for p in problems)  # the Cyrillic name
 
 

@@ -14,7 +14,11 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
                     [--fail-on warning|high]
 
 Exit codes: 0 fine, 1 the check failed (invalid surface, refused edit, drift, findings at
-or above ``--fail-on``), 2 an error (bad file, unreachable server).
+or above ``--fail-on``), 2 an error (bad file, missing directory, unreachable server), as
+one ``error: ...`` line. A surface directory must exist: a typo is an error, never an empty
+surface that validates, diffs as "all removed" or gets created by ``approve``.
+
+``mcp-tool --path DIR`` is also a console script of its own (:func:`mcp_tool_main`).
 """
 
 from __future__ import annotations
@@ -22,23 +26,29 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register"]
+from workbench._args import OneLineParser, seconds, server_target
+from workbench._files import read_text, require_dir
+
+__all__ = ["mcp_tool_main", "register"]
+
+_SURFACE_DIR = "a surface directory (tools.json, policy.json, pins.json)"
 
 
 def register(subparsers: Any) -> None:
     """Add ``mcp-tool``, ``surface`` and ``audit`` to the ``workbench`` parser."""
     mt = subparsers.add_parser("mcp-tool", help="print a surface's candidate, policy and "
                                "validity as JSON (exit 1 when invalid)")
-    mt.add_argument("--path", required=True, help="surface directory (tools.json, policy.json)")
-    mt.set_defaults(func=_cmd_mcp_tool)
+    _mcp_tool_arguments(mt)
 
     surface = subparsers.add_parser("surface", help="validate, edit, import or diff a "
                                     "curated toolset")
     sub = surface.add_subparsers(title="surface commands", metavar="ACTION")
-    surface.set_defaults(func=lambda args: _usage(surface))
+    surface.set_defaults(func=lambda args: surface.error(
+        "give an action: validate, apply, import, diff or approve"))
 
     val = sub.add_parser("validate", help="report every problem of a surface")
     val.add_argument("dir", help="surface directory")
@@ -52,23 +62,24 @@ def register(subparsers: Any) -> None:
 
     imp = sub.add_parser("import", help="snapshot a live server's tools into a surface, pinned")
     imp.add_argument("--server", required=True, action="append", metavar="CMD_OR_URL",
+                     type=server_target,
                      help="stdio command line or http(s) URL (repeatable: one surface over "
                           "several servers)")
     imp.add_argument("--out", required=True, help="surface directory to write")
     imp.add_argument("--name", action="append", default=None,
                      help="server name for pins, once per --server (default: derived)")
-    imp.add_argument("--settle", type=float, default=0.0,
+    imp.add_argument("--settle", type=seconds, default=0.0,
                      help="seconds to wait for tools added right after connecting")
     imp.add_argument("--force", action="store_true", help="replace a surface that has tools")
-    imp.set_defaults(func=_cmd_import)
+    imp.set_defaults(func=_cmd_import, parser=imp)
 
     diff = sub.add_parser("diff", help="compare a surface's pins with a live server or "
                           "another surface (exit 1 on any change)")
     diff.add_argument("dir", help="surface directory (its pins.json, else its tools.json)")
     src = diff.add_mutually_exclusive_group(required=True)
-    src.add_argument("--server", help="stdio command line or http(s) URL")
+    src.add_argument("--server", type=server_target, help="stdio command line or http(s) URL")
     src.add_argument("--against", help="another surface directory")
-    diff.add_argument("--settle", type=float, default=0.0,
+    diff.add_argument("--settle", type=seconds, default=0.0,
                       help="seconds to wait for tools added right after connecting")
     diff.add_argument("--format", choices=("table", "json"), default="table")
     diff.set_defaults(func=_cmd_diff)
@@ -77,8 +88,9 @@ def register(subparsers: Any) -> None:
                         "new text the audit flags high unless --force; exit 1 when refused)")
     ap.add_argument("dir", help="surface directory (its pins.json is rewritten)")
     ap.add_argument("tools", nargs="+", metavar="TOOL", help="tools to approve as they are now")
-    ap.add_argument("--server", required=True, help="stdio command line or http(s) URL")
-    ap.add_argument("--settle", type=float, default=0.0,
+    ap.add_argument("--server", required=True, type=server_target,
+                    help="stdio command line or http(s) URL")
+    ap.add_argument("--settle", type=seconds, default=0.0,
                     help="seconds to wait for tools changed right after connecting")
     ap.add_argument("--force", action="store_true",
                     help="approve even when the audit flags the new definition high")
@@ -90,8 +102,9 @@ def register(subparsers: Any) -> None:
                      help="tools as JSON: a tools/list result, a tools.json, a list of tools, "
                           "or {server: [tools]} (repeatable)")
     aud.add_argument("--server", action="append", default=[], metavar="CMD_OR_URL",
+                     type=server_target,
                      help="a live server to read tools from (repeatable)")
-    aud.add_argument("--settle", type=float, default=0.0,
+    aud.add_argument("--settle", type=seconds, default=0.0,
                      help="seconds to wait for tools added right after connecting")
     aud.add_argument("--format", choices=("table", "json"), default="table")
     aud.add_argument("--fail-on", choices=("warning", "high"), default=None,
@@ -99,9 +112,24 @@ def register(subparsers: Any) -> None:
     aud.set_defaults(func=_cmd_audit, parser=aud)
 
 
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
+def _mcp_tool_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--path", required=True, help="surface directory (tools.json, "
+                        "policy.json)")
+    parser.set_defaults(func=_cmd_mcp_tool)
+
+
+def mcp_tool_main(argv: Sequence[str] | None = None) -> int:
+    """The ``mcp-tool`` console script: ``mcp-tool --path DIR``, as ``workbench mcp-tool``.
+
+    Prints ``{"candidate", "policy", "valid"}`` as JSON; exit 0 when valid, 1 when not,
+    2 on an error (one ``error: ...`` line).
+    """
+    from workbench.cli import run_parsed
+
+    parser = OneLineParser(prog="mcp-tool", description="Print a curated surface's "
+                           "candidate, policy and validity as JSON (exit 1 when invalid).")
+    _mcp_tool_arguments(parser)
+    return run_parsed(parser.parse_args(argv))
 
 
 def _print_json(value: Any) -> None:
@@ -126,47 +154,96 @@ def _cmd_mcp_tool(args: argparse.Namespace) -> int:
     from workbench.surface.artifact import Candidate, load_policy
     from workbench.surface.validate import validate
 
+    require_dir(args.path, _SURFACE_DIR)
     report = validate(args.path)
     try:
         candidate: Any = Candidate.from_dir(args.path).to_dict()
         policy: Any = load_policy(args.path)
     except ConfigError as exc:
         candidate, policy = None, {"error": str(exc)}
-    _print_json({"candidate": candidate, "policy": policy, "validation": report})
+    _print_json({"candidate": candidate, "policy": policy, "valid": report})
     return 0 if report["ok"] else 1
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from workbench.surface.validate import validate
 
+    require_dir(args.dir, _SURFACE_DIR)
     report = validate(args.dir)
     _print_json(report)
     return 0 if report["ok"] else 1
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    from workbench.errors import ConfigError
     from workbench.surface.edits import apply
 
-    source = "<stdin>" if args.edits == "-" else args.edits
-    try:
-        text = sys.stdin.read() if args.edits == "-" else Path(args.edits).read_text("utf-8")
-        edits = json.loads(text)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ConfigError(source, "", f"cannot read the edits ({exc}); give a JSON list of "
-                          '{"tool", "kind", "value"} objects') from None
-    if isinstance(edits, dict):
-        edits = [edits]
-    if not isinstance(edits, list):
-        raise ConfigError(source, "", 'expected a JSON list of {"tool", "kind", "value"}')
+    require_dir(args.dir, _SURFACE_DIR)
+    edits = _load_edits(args.edits)
     result = apply(args.dir, edits)
     _print_json(result)
     return 1 if result["refused"] else 0
 
 
+_EDITS = 'a JSON list of {"tool", "kind", "value"} objects'
+
+
+def _load_edits(source: str) -> list[dict[str, Any]]:
+    """The edits in a JSON file (``-``: stdin): a list of edit objects, or one object."""
+    from workbench.errors import ConfigError
+
+    if source == "-":
+        source = "<stdin>"
+        # Decode the bytes ourselves: under a C locale Python's stdin would smuggle bad
+        # bytes through as surrogates instead of failing.
+        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+        try:
+            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError as exc:
+            raise ConfigError(source, "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at "
+                              f"offset {exc.start}); give {_EDITS}") from None
+        if not text.strip():
+            raise ConfigError(source, "", f"is empty; expected {_EDITS}")
+    else:
+        text = read_text(source, _EDITS, allow_empty=False)
+    try:
+        edits = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(source, "", f"not valid JSON ({exc.msg}); give {_EDITS}",
+                          exc.lineno) from None
+    if isinstance(edits, dict):
+        edits = [edits]
+    if not isinstance(edits, list):
+        raise ConfigError(source, "", f"expected {_EDITS}, got {type(edits).__name__}")
+    for i, edit in enumerate(edits):
+        if not isinstance(edit, dict):
+            raise ConfigError(source, f"[{i}]", f"an edit is an object "
+                              f'{{"tool", "kind", "value"}}, got {type(edit).__name__}')
+    return edits
+
+
+def _check_out_dir(out: str) -> None:
+    """Refuse an ``--out`` that is a file or lies under one, before any server starts."""
+    from workbench._files import check_new_file
+    from workbench.errors import ConfigError
+
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(path, "", "is a file; --out takes a surface directory (new, or "
+                          "one to replace with --force)")
+    check_new_file(path / "tools.json", "--out")
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
+    from workbench.surface.artifact import is_empty
     from workbench.surface.importer import import_surface
 
+    if args.name is not None and len(args.name) != len(args.server):
+        args.parser.error(f"{len(args.name)} --name for {len(args.server)} --server; give "
+                          f"one --name per --server, in the same order, or none (names are "
+                          f"then derived)")
+    _check_out_dir(args.out)
+    if not args.force and Path(args.out).is_dir():
+        is_empty(args.out)  # a broken tools.json is an error before any server starts
     _print_json(import_surface(args.server, args.out, names=args.name, settle=args.settle,
                                force=args.force))
     return 0
@@ -176,6 +253,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from workbench.contracts.characters import distinguishable
     from workbench.surface.pins import compare
 
+    require_dir(args.dir, _SURFACE_DIR)
+    if args.against is not None:
+        require_dir(args.against, _SURFACE_DIR)
     before = _snapshot_of(args.dir)
     if args.server:
         from workbench.surface.importer import fetch_tools
@@ -199,9 +279,10 @@ def _cmd_approve(args: argparse.Namespace) -> int:
     from workbench.surface.importer import fetch_tools
     from workbench.surface.pins import compare, pin
 
+    require_dir(args.dir, _SURFACE_DIR)
+    pins = {p["name"]: p for p in load_pins(args.dir)}  # a broken file fails before connecting
     server, live = fetch_tools(args.server, settle=args.settle)
     offered = {tool["name"]: tool for tool in live}
-    pins = {p["name"]: p for p in load_pins(args.dir)}
     rows, refused = [], 0
     for name in args.tools:
         tool = offered.get(name)
@@ -269,10 +350,9 @@ def _load_toolsets(path: str) -> dict[str, list[Any]]:
     """Tools from a JSON file, by server; see ``--tools-json`` for the accepted shapes."""
     from workbench.errors import ConfigError
 
+    text = read_text(path, "tools as JSON", allow_empty=False)
     try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read the file ({exc.strerror})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(path, "", f"not valid JSON: {exc.msg}", exc.lineno) from None
     server = Path(path).stem

@@ -171,12 +171,14 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from workbench._args import host, port
+
     parser.add_argument(
-        "--http", type=int, metavar="PORT",
-        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio",
+        "--http", type=port, metavar="PORT",
+        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (1-65535)",
     )
     parser.add_argument(
-        "--host", default="127.0.0.1",
+        "--host", default="127.0.0.1", type=host,
         help="interface for --http (default 127.0.0.1; anything else exposes the tools)",
     )
 
