@@ -49,8 +49,17 @@ test: install node chromium
 test-fast: install
 	$(PY) -m pytest -m "not browser and not external" -p no:nbval
 
+# The token is JupyterLab's password for this session: made here (or LAB_TOKEN=...), so the
+# URL printed first is the one to open. port_retries=0: a busy port fails rather than
+# silently moving the server away from the printed URL.
 lab: install node
-	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	@token=$${LAB_TOKEN:-$$($(PY) -c 'import secrets; print(secrets.token_hex(24))')}; \
+	echo ""; \
+	echo "  JupyterLab: open http://127.0.0.1:$(LAB_PORT)/lab?token=$$token"; \
+	echo "  (Ctrl-C stops it; the CLI is .venv/bin/workbench, or: . .venv/bin/activate)"; \
+	echo ""; \
+	exec $(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
+	  --ServerApp.port_retries=0 --IdentityProvider.token="$$token" \
 	  $$(test "$$(id -u)" = 0 && echo --allow-root) \
 	  --ServerApp.root_dir=notebooks
 
