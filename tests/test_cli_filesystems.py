@@ -77,11 +77,11 @@ def on_small_fs(tmp_path: Path, source: Path, mode: str, *args: str):
             tree(out / "after"))
 
 
-COMMANDS = {
-    "surface-apply": ("surface", "apply", "surface", "edits.json"),
-    "run-ledger": ("run", "oracle-grove", "--ticks", "2", "--ledger", "new.jsonl",
-                   "--config", str(REPO / "config")),
-    "resume": ("resume", "run.jsonl", "--config", str(REPO / "config")),
+COMMANDS = {  # the command, and the file its one line must name
+    "surface-apply": (("surface", "apply", "surface", "edits.json"), "surface/tools.json"),
+    "run-ledger": (("run", "oracle-grove", "--ticks", "2", "--ledger", "new.jsonl",
+                    "--config", str(REPO / "config")), "new.jsonl"),
+    "resume": (("resume", "run.jsonl", "--config", str(REPO / "config")), "run.jsonl"),
 }
 
 
@@ -90,10 +90,12 @@ COMMANDS = {
 def test_one_line_and_nothing_lost(tmp_path, source, mode, command):
     assert shutil.which("unshare"), "util-linux's unshare runs these cases"
     before = tree(source)
-    code, err, after = on_small_fs(tmp_path, source, mode, *COMMANDS[command])
+    argv, names = COMMANDS[command]
+    code, err, after = on_small_fs(tmp_path, source, mode, *argv)
     lines = err.splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in err
+    assert lines[0].startswith(f"error: {names}: "), lines[0]
     assert ("read-only" if mode == "ro" else "no space left") in lines[0], lines[0]
     # Every file that was there is byte for byte what it was; no temp file is left behind.
     assert {k: v for k, v in after.items() if k in before} == before

@@ -22,12 +22,13 @@ at the edge, any :class:`~workbench.errors.WorkbenchError` or an OS error on a n
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import importlib
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
 
 from workbench._args import OneLineParser, count
@@ -133,7 +134,23 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- run ----------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _writing(ledger: str | None) -> Iterator[None]:
+    """Name the ledger on an OS error that names no file (a failed write to it, open)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None and ledger is not None:
+            exc.filename = ledger
+        raise
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    with _writing(args.ledger):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from workbench._files import check_new_file
     from workbench.engine.conductor import Conductor
 
@@ -149,6 +166,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_resume(args: argparse.Namespace) -> int:
+    with _writing(args.ledger):
+        return _resume(args)
+
+
+def _resume(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
 
     _check_env_servers()

@@ -162,6 +162,21 @@ class TestBadScenarios:
         assert info.value.key == "servers[0]"
         assert "exactly one of 'command' or 'url'" in info.value.problem
 
+    @pytest.mark.parametrize("command, says", [
+        ('""', "the command line is empty"),
+        ("'   '", "the command line is empty"),
+        ("\"python -m 'x\"", "cannot be split into words (no closing quotation)"),
+    ])
+    def test_server_command_must_split_into_words(self, config_dir, command, says):
+        path = config_dir / "scenarios" / "oracle-grove.yaml"
+        text = path.read_text()
+        write(path, text + f"servers:\n  - name: x\n    command: {command}\n")
+        with pytest.raises(ConfigError) as info:
+            load_scenario(path)
+        err = info.value
+        assert err.key == "servers[0].command" and says in err.problem
+        assert err.line == len(text.splitlines()) + 3
+
     def test_problems_collects_everything(self, config_dir):
         write(agent_file(config_dir), agent_file(config_dir).read_text() + "extra: 1\n")
         path = config_dir / "scenarios" / "town-square.yaml"

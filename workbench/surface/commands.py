@@ -179,7 +179,15 @@ def _cmd_apply(args: argparse.Namespace) -> int:
 
     require_dir(args.dir, _SURFACE_DIR)
     edits = _load_edits(args.edits)
-    result = apply(args.dir, edits)
+    try:
+        result = apply(args.dir, edits)
+    except OSError as exc:  # a read-only or full file system: name the file, not a temp file
+        from workbench._files import describe_os_error
+        from workbench.errors import ConfigError
+
+        raise ConfigError(Path(args.dir) / "tools.json", "", f"could not save the edits: "
+                          f"{describe_os_error(None, exc)} (saves are atomic: the file is "
+                          f"never left half-written)") from None
     _print_json(result)
     return 1 if result["refused"] else 0
 
