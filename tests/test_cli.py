@@ -88,6 +88,26 @@ class TestVerify:
         assert "hash chain broken" in capsys.readouterr().err
 
 
+class TestResume:
+    def test_a_damaged_calls_log_does_not_stop_a_resume(self, capsys, repo_root, tmp_path,
+                                                        monkeypatch):
+        monkeypatch.delenv("MCP_SERVERS", raising=False)
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        path = tmp_path / "run.jsonl"
+        config = str(repo_root / "config")
+        assert main(["run", "oracle-grove", "--ticks", "3", "--ledger", str(path),
+                     "--config", config]) == 0
+        lines = path.read_bytes().splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[:-1]))  # cut before run.finished
+        with open(tmp_path / "run.calls.jsonl", "ab") as fh:
+            fh.write(b'{"seq": caf\xe9}\n')  # telemetry is best effort; the ledger is not
+        capsys.readouterr()
+        assert main(["resume", str(path), "--config", config, "--format", "jsonl"]) == 0
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "resumed" in err
+        assert path.read_bytes().splitlines(keepends=True)[:len(lines) - 1] == lines[:-1]
+
+
 class TestValidateAndScenarios:
     def test_validate_ok(self, capsys, repo_root):
         assert main(["validate", str(repo_root / "config")]) == 0

@@ -74,7 +74,8 @@ def read_calls_log(path: str | Path) -> dict[int, dict[str, Any]]:
 
 def _lines(path: Path) -> list[tuple[int, str]]:
     found = []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+    # Best effort: a damaged byte ends what is kept (the line fails to parse), never a resume.
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True):
         if not line.endswith("\n"):
             break  # torn by a kill
         try:
