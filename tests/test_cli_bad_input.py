@@ -184,6 +184,8 @@ ROWS = [
       says="{T}/file.txt"),
     R("import-out-under-file", "surface", "import", "--server", DEMO, "--out",
       "{T}/file.txt/s", says="{T}/file.txt"),
+    R("import-out-tools-a-directory", "surface", "import", "--server", DEMO, "--out",
+      "{T}/s_dirtools", says="tools.json: is a directory"),
     R("import-out-tools-not-utf8", "surface", "import", "--server", DEMO, "--out",
       "{T}/s_latin1", says="tools.json"),
     # -- surface diff ---------------------------------------------------------------------

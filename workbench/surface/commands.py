@@ -235,10 +235,12 @@ def _check_out_dir(out: str) -> None:
     from workbench.errors import ConfigError
 
     path = Path(out)
-    if path.exists() and not path.is_dir():
+    if path.is_dir():
+        return  # its tools.json is checked by loading it
+    if path.exists():
         raise ConfigError(path, "", "is a file; --out takes a surface directory (new, or "
                           "one to replace with --force)")
-    check_new_file(path / "tools.json", "--out")
+    check_new_file(path, "--out")  # a new directory: refused under a file
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
