@@ -213,6 +213,10 @@ def _write_violations(out: TextIO, denied: list) -> None:
 
 
 def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    from workbench.textsafe import escape
+
+    # Cells carry what servers and models wrote: escaped, so none can forge or hide a row.
+    rows = [tuple(escape(cell) for cell in row) for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
     print(line.format(*header).rstrip(), file=out)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.agents.base import summarize
 from workbench.contracts.events import Event, canonical_json
 from workbench.errors import MissingDependency
+from workbench.textsafe import escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -201,8 +202,10 @@ def tools_frame(source: Any) -> pd.DataFrame:
     for name, title, description, schema, hints, origin in _tool_rows(source):
         schema = schema or {}
         hint = (hints or {}).get("readOnlyHint")
-        rows.append((name, title or "", description, ", ".join(schema.get("properties") or {}),
-                     ", ".join(schema.get("required") or ()),
+        # Server text: escaped, so a CR, LF or ANSI code cannot rewrite what a person reads.
+        rows.append((escape(name), escape(title), escape(description),
+                     escape(", ".join(schema.get("properties") or {})),
+                     escape(", ".join(schema.get("required") or ())),
                      hint if isinstance(hint, bool) else None, origin))
     rows.sort(key=lambda r: r[0])
     frame = pd.DataFrame(rows, columns=TOOLS_COLUMNS)
@@ -220,7 +223,7 @@ def findings_frame(findings: Any) -> pd.DataFrame:
     rows = []
     for f in findings:
         d = f.to_dict() if hasattr(f, "to_dict") else dict(f)
-        rows.append(tuple(d[c] for c in FINDINGS_COLUMNS))
+        rows.append(tuple(escape(d[c]) for c in FINDINGS_COLUMNS))
     rows.sort(key=lambda r: (_SEVERITY_ORDER.get(r[0], 3), *r[1:]))
     return pd.DataFrame(rows, columns=FINDINGS_COLUMNS)
 
@@ -267,9 +270,9 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
         item = distinguishable(change.tool)
         if change.previous is not None:
             item = f"{distinguishable(change.previous)} -> {item}"
-        rows.append((item, change.status, ", ".join(change.fields),
-                     (change.before or {}).get("description", ""),
-                     (change.after or {}).get("description", "")))
+        rows.append((escape(item), change.status, ", ".join(change.fields),
+                     escape((change.before or {}).get("description", "")),
+                     escape((change.after or {}).get("description", ""))))
     rows.sort(key=lambda r: r[0])
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 

@@ -58,7 +58,7 @@ class TestPolicy:
     def test_missing_policy_is_mcp_tool_default(self, tmp_path):
         assert load_policy(tmp_path) == {
             "capability": "mcp-tool",
-            "allow": ["description", "params", "examples", "add", "remove"]}
+            "allow": ["description", "params", "examples", "add", "remove"], "modules": []}
 
     def test_tools_capability_allows_everything(self, make_surface):
         policy = load_policy(make_surface(capability="tools"))

@@ -127,7 +127,7 @@ class TestMcpToolCapability:
 
 class TestToolsCapability:
     def test_every_kind_is_applied(self, make_surface):
-        d = make_surface(capability="tools")
+        d = make_surface(capability="tools", modules=["workbench.tools"])
         schema = {"type": "object", "properties": {"city": {"type": "string"},
                                                    "days": {"type": "integer"}}}
         edits = [
@@ -139,7 +139,7 @@ class TestToolsCapability:
             {"tool": "get_weather", "kind": "code", "value": "workbench.tools.builtins:oracle"},
             {"tool": "roll", "kind": "add", "value": {
                 "description": "Roll a die.", "parameters": {"type": "object"},
-                "code": "random:random"}},
+                "code": "workbench.tools.builtins:roll"}},
             {"tool": "send_email", "kind": "remove"},
         ]
         out = apply(d, edits)

@@ -57,7 +57,7 @@ class TestValidate:
              "code": "workbench.tools.builtins:oracle"},
             {"name": "gone", "description": "Gone.", "parameters": {"type": "object"},
              "code": "no_such_module_xyz:f"},
-        ], capability="tools")
+        ], capability="tools", modules=["workbench.tools.builtins", "no_such_module_xyz"])
         assert list(problems(d)) == [("gone", "code")]
 
     def test_file_problems_are_reported_not_raised(self, tmp_path, make_surface):

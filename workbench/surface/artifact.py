@@ -5,12 +5,18 @@ versioned, diffed and edited by people, widgets and optimisers alike::
 
     tools.json    {"tools": [{name, title?, description, parameters, output_schema?,
                               annotations?, examples?, code?}]}
-    policy.json   {"capability": "mcp-tool" | "tools", "allow": [edit kinds]}   (optional)
+    policy.json   {"capability": "mcp-tool" | "tools", "allow": [edit kinds],
+                   "modules": [module names]}                                 (optional)
     pins.json     {"tools": [{name, server, fingerprint, wire}]}                 (written by import)
 
 This module loads and saves those files. Loading is strict: an unknown key or a wrong type
 is a :class:`~workbench.errors.ConfigError` naming the file, the key path and what is
-allowed. Saving is atomic (temp file, fsync, rename), so a crash never leaves half a file.
+allowed. Saving is atomic (temp file, fsync, rename), so a crash never leaves half a file;
+it keeps the file's mode and writes through a symlink to its target.
+
+``modules`` (capability ``tools`` only) lists the modules that hold the surface's own code:
+a ``code`` entry may name a function only there, never in the standard library (see
+:mod:`workbench.surface.code`).
 
 It also turns a surface into text parts (:func:`materialize`) and a :class:`Candidate`,
 the unit an editor or an optimiser proposes and scores.
@@ -149,25 +155,28 @@ def _check_entry(path: Path, key: str, entry: Any) -> None:
 
 
 def load_policy(dir: str | Path) -> dict[str, Any]:
-    """The surface's policy: ``{"capability", "allow"}``.
+    """The surface's policy: ``{"capability", "allow", "modules"}``.
 
     A missing ``policy.json`` means capability ``mcp-tool`` with its default allow list.
-    ``allow`` may narrow the capability's kinds, never widen them.
+    ``allow`` may narrow the capability's kinds, never widen them. ``modules`` (default
+    ``[]``) may be set only under ``tools``; it never names the standard library.
 
     Raises:
-        ConfigError: unknown key, unknown capability, or an allowed kind the capability
-            does not permit.
+        ConfigError: unknown key, unknown capability, an allowed kind the capability
+            does not permit, or a module that cannot be declared.
     """
     path = Path(dir) / POLICY_FILE
     if not path.exists():
-        return {"capability": DEFAULT_CAPABILITY, "allow": list(CAPABILITIES[DEFAULT_CAPABILITY])}
+        return {"capability": DEFAULT_CAPABILITY, "allow": list(CAPABILITIES[DEFAULT_CAPABILITY]),
+                "modules": []}
     data = _read_json(path)
     if not isinstance(data, dict):
         raise ConfigError(path, "", 'expected an object like {"capability": "mcp-tool", '
                           '"allow": ["description", ...]}')
     for key in data:
-        if key not in ("capability", "allow"):
-            raise ConfigError(path, key, "unknown key; allowed keys: capability, allow")
+        if key not in ("capability", "allow", "modules"):
+            raise ConfigError(path, key, "unknown key; allowed keys: capability, allow, "
+                              "modules")
     capability = data.get("capability", DEFAULT_CAPABILITY)
     if capability not in CAPABILITIES:
         raise ConfigError(path, "capability", f"{capability!r} is not a capability; allowed: "
@@ -183,7 +192,24 @@ def load_policy(dir: str | Path) -> dict[str, Any]:
                     if kind in EDIT_KINDS else "")
             raise ConfigError(path, f"allow[{i}]", f"{kind!r} is not allowed under "
                               f"{capability}; allowed: {', '.join(permitted)}{hint}")
-    return {"capability": capability, "allow": list(allow)}
+    modules = _load_modules(path, capability, data.get("modules", []))
+    return {"capability": capability, "allow": list(allow), "modules": modules}
+
+
+def _load_modules(path: Path, capability: str, modules: Any) -> list[str]:
+    from workbench.surface.code import module_problem
+
+    if not isinstance(modules, list):
+        raise ConfigError(path, "modules", "must be a list of module names (like "
+                          '["myproject.tools"]) that hold this surface\'s own code')
+    if modules and capability != "tools":
+        raise ConfigError(path, "modules", f"declares code modules under {capability}, where "
+                          f"the server owns the code; use capability tools, or drop modules")
+    for i, module in enumerate(modules):
+        problem = module_problem(module)
+        if problem is not None:
+            raise ConfigError(path, f"modules[{i}]", problem)
+    return list(modules)
 
 
 def load_pins(dir: str | Path) -> list[dict[str, Any]]:
@@ -217,17 +243,40 @@ def is_empty(dir: str | Path) -> bool:
 
 
 # -- writing ------------------------------------------------------------------------------
+def _umask() -> int:
+    # Linux reports it without changing it; elsewhere set and restore it at once.
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write ``data`` as pretty JSON to ``path`` atomically.
 
     The text goes to a temp file in the same directory, is fsynced, then renamed over
-    ``path``; readers see the old file or the new one, never half of either.
+    ``path``; readers see the old file or the new one, never half of either. The new file
+    keeps the old one's permission bits (a new file gets what ``open`` would give it), and
+    when ``path`` is a symlink its target is replaced, so the link stays a link.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)  # mkstemp makes it 0600
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
@@ -257,11 +306,13 @@ def save_tools(dir: str | Path, tools: Sequence[Mapping[str, Any]]) -> None:
 
 
 def save_policy(dir: str | Path, capability: str = DEFAULT_CAPABILITY,
-                allow: Sequence[str] | None = None) -> None:
+                allow: Sequence[str] | None = None, modules: Sequence[str] = ()) -> None:
     """Write ``policy.json`` atomically, then check it by loading it back."""
     data: dict[str, Any] = {"capability": capability}
     if allow is not None:
         data["allow"] = list(allow)
+    if modules:
+        data["modules"] = list(modules)
     write_json_atomic(Path(dir) / POLICY_FILE, data)
     load_policy(dir)
 
