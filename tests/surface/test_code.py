@@ -20,7 +20,6 @@ from workbench.engine.conductor import Conductor
 from workbench.errors import ConfigError, ToolDenied
 from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 from workbench.surface.artifact import load_policy, load_tools
-from workbench.surface.code import code_problem, is_stdlib
 from workbench.surface.edits import apply
 from workbench.surface.overlay import CuratedResolver
 from workbench.surface.validate import validate
@@ -128,6 +127,8 @@ class TestUnderTools:
 
     @pytest.mark.parametrize("module", ["subprocess", "os", "builtins", "os.path", "_io"])
     def test_the_standard_library_cannot_be_declared(self, make_surface, module):
+        from workbench.surface.code import is_stdlib
+
         d = make_surface()
         (d / "policy.json").write_text(f'{{"capability": "tools", "modules": ["{module}"]}}')
         with pytest.raises(ConfigError, match=r"modules\[0\].*standard library"):
@@ -158,6 +159,8 @@ class TestUnderTools:
         assert [t.get("code") for t in load_tools(d)] == [None, "wb_trap.sub:run"]
 
     def test_code_problem_is_pure(self):
+        from workbench.surface.code import code_problem
+
         policy = {"capability": "tools", "modules": ["wb_trap"]}
         assert code_problem("wb_trap:run", policy) is None
         assert code_problem("wb_trap:run\n", policy) is not None  # a full match

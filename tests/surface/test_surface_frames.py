@@ -68,3 +68,25 @@ class TestDiffFrame:
         assert frame.iloc[0]["status"] == "changed" and "payload" in frame.iloc[0]["fields"]
         same = diff_frame(r1, r1)
         assert set(same["status"]) == {"same"}
+
+
+class TestServerTextIsEscaped:
+    """Issue 10 item 5: frames show server text with its control characters spelled out."""
+
+    HOSTILE = {"name": "get_time\r", "title": "T\u202eitle",
+               "description": "Time.\n\x1b[8mhidden", "parameters": {
+                   "type": "object", "properties": {"tz\t": {"type": "string"}}}}
+
+    def test_tools_frame(self, make_surface):
+        row = tools_frame(make_surface([self.HOSTILE])).iloc[0]
+        assert (row["name"], row["title"], row["description"], row["parameters"]) == (
+            "get_time\\r", "T\\u202eitle", "Time.\\n\\x1b[8mhidden", "tz\\t")
+
+    def test_findings_and_diff_frames(self, make_surface):
+        wire = entry_to_wire(self.HOSTILE)
+        findings = findings_frame(audit({"evil\x1b": [wire]}))
+        for column in FINDINGS_COLUMNS:
+            assert not any("\r" in v or "\x1b" in v or "\n" in v for v in findings[column])
+        changed = dict(wire, description="Other\rtext")
+        row = diff_frame([wire], [changed]).iloc[0]
+        assert (row["item"], row["b"]) == ("get_time\\r", "Other\\rtext")
