@@ -207,18 +207,22 @@ def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -
     """
 
     def ask(request: ApprovalRequest) -> bool:
+        from workbench.textsafe import escape
+
         inp = stdin or sys.stdin
         out = stdout or sys.stderr
         # No stdin at all (a daemon, CI with stdin closed) is "no terminal" too.
         if stdin is None and (inp is None or not inp.isatty()):
-            print(f"refused {request.tool!r} for {request.agent}: {request.why} "
-                  f"(no terminal to ask)", file=out)
+            print(f"refused {escape(repr(request.tool))} for {escape(request.agent)}: "
+                  f"{escape(request.why)} (no terminal to ask)", file=out)
             return False
         from workbench.contracts.events import canonical_json
 
-        out.write(f"{request.agent} wants to call {request.tool}"
-                  f"({canonical_json(dict(request.params))}) on {request.server}.\n"
-                  f"  {request.why}.\n  Allow? [y/N] ")
+        # Names, arguments and reasons may carry a server's or a model's text: escaped, so
+        # the question a person answers is the one really asked.
+        out.write(f"{escape(request.agent)} wants to call {escape(request.tool)}"
+                  f"({escape(canonical_json(dict(request.params)))}) on "
+                  f"{escape(request.server)}.\n  {escape(request.why)}.\n  Allow? [y/N] ")
         out.flush()
         answer = inp.readline().strip().lower()
         return answer in ("y", "yes")
