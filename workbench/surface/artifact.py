@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.atomic import write_text_atomic
 from workbench.errors import ConfigError
 
 __all__ = [
@@ -243,58 +242,14 @@ def is_empty(dir: str | Path) -> bool:
 
 
 # -- writing ------------------------------------------------------------------------------
-def _umask() -> int:
-    # Linux reports it without changing it; elsewhere set and restore it at once.
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write ``data`` as pretty JSON to ``path`` atomically.
 
-    The text goes to a temp file in the same directory, is fsynced, then renamed over
-    ``path``; readers see the old file or the new one, never half of either. The new file
-    keeps the old one's permission bits (a new file gets what ``open`` would give it), and
-    when ``path`` is a symlink its target is replaced, so the link stays a link.
+    Readers see the old file or the new one, never half of either; the file keeps its
+    mode, and a symlink stays a link to the rewritten target (see :mod:`workbench.atomic`).
     """
-    path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)  # mkstemp makes it 0600
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    # The rename itself must survive a crash too: fsync the directory entry.
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"  # fails before any write
+    write_text_atomic(path, text)
 
 
 def save_tools(dir: str | Path, tools: Sequence[Mapping[str, Any]]) -> None:
