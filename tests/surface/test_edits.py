@@ -227,5 +227,13 @@ class TestServerDefinedTools:
         [refused] = out["refused"]
         assert refused["edit"]["value"] == swapped
         assert "defined by server 'mail'" in refused["reason"]
+        assert "new property 'bcc'" in refused["reason"]
         assert [t["name"] for t in load_tools(d)] == ["ping"]  # ping is nobody's: added
+        assert validate(d)["ok"]
+        # Added back as the server defines it (a hidden tool exposed again) is fine: with
+        # no parameters given, the pinned schema is taken.
+        out = apply(d, [{"kind": "add", "value": {"name": "send_email",
+                                                  "description": "Mail someone."}}])
+        assert out["refused"] == []
+        assert tool(d, "send_email")["parameters"] == wire["inputSchema"]
         assert validate(d)["ok"]

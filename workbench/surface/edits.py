@@ -8,7 +8,9 @@ An edit is ``{"tool", "kind", "value"}``. The surface's policy (see
   parameters that exist; changing a type, ``required`` or an enum, or adding a property,
   is a schema change and is refused, because the server would not honour it.
   An ``add`` may not re-define a tool the server defines (one ``pins.json`` pins): a
-  remove + add would otherwise swap the server's schema for one it does not have.
+  remove + add would otherwise swap the server's schema for one it does not have. Adding
+  it back as the server defines it (exposing a hidden tool) is fine; an add that leaves
+  ``parameters`` out takes the server's schema from the pin.
 * ``tools`` (we own the code): every kind, including ``schema`` and ``code``. A ``code``
   edit points the tool at an in-process implementation by import path
   ``module:function`` in a module ``policy.json`` declares (see
@@ -98,7 +100,7 @@ def apply_edits(tools: list[dict[str, Any]], edits: Iterable[Mapping[str, Any]],
         ``(new_tools, applied, refused)``; ``tools`` itself is never modified.
     """
     current = copy.deepcopy(tools)
-    served = {p["name"]: p["server"] for p in pins}
+    served = {p["name"]: p for p in pins}
     applied: list[Any] = []
     refused: list[dict[str, Any]] = []
     for edit in edits:
@@ -116,7 +118,7 @@ def _jsonable(edit: Any) -> Any:
 
 
 def _apply_one(tools: list[dict[str, Any]], edit: Any, policy: Mapping[str, Any],
-               served: Mapping[str, str]) -> list[dict[str, Any]]:
+               served: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     if not isinstance(edit, Mapping) or set(edit) - {"tool", "kind", "value"} or \
             "kind" not in edit or ("tool" not in edit and edit["kind"] != "add"):
         raise PolicyRefused('an edit is an object {"tool", "kind", "value"} (an add may '
@@ -177,6 +179,24 @@ def _add_name(edit: Mapping[str, Any]) -> Any:
     return named if named is not None else tool
 
 
+def _same_as_server(entry: dict[str, Any], pin: Mapping[str, Any]) -> None:
+    """Refuse an add that re-defines a tool the server defines; fill in its schema."""
+    wire = pin["wire"]
+    server_schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
+    entry.setdefault("parameters", copy.deepcopy(dict(server_schema)))
+    changes = schema_changes(server_schema, entry["parameters"]) if isinstance(
+        entry["parameters"], Mapping) else ["parameters"]
+    for key, wire_key in (("annotations", "annotations"), ("output_schema", "outputSchema")):
+        if key in entry and entry[key] != wire.get(wire_key):
+            changes.append(key)
+    if changes:
+        raise PolicyRefused(
+            f"{entry['name']!r} is defined by server {pin['server']!r} (pins.json) with "
+            f"another contract ({'; '.join(changes)}); under mcp-tool an add cannot re-define "
+            f"a server's tool. Add it back as the server defines it (leave parameters out to "
+            f"take the pinned schema), or edit its description, params or examples")
+
+
 def _check_code(code: str, policy: Mapping[str, Any]) -> None:
     problem = code_problem(code, policy)
     if problem is not None:
@@ -184,22 +204,20 @@ def _check_code(code: str, policy: Mapping[str, Any]) -> None:
 
 
 def _add(tools: list[dict[str, Any]], index: int | None, name: str, value: Any,
-         policy: Mapping[str, Any], served: Mapping[str, str]) -> list[dict[str, Any]]:
+         policy: Mapping[str, Any], served: Mapping[str, Mapping[str, Any]]
+         ) -> list[dict[str, Any]]:
     capability = policy["capability"]
     if index is not None:
         raise PolicyRefused(f"a tool named {name!r} already exists; edit it, or remove it "
                             f"first")
     if not TOOL_NAME_RE.match(name):
         raise PolicyRefused(f"{name!r} is not a valid tool name; allowed: {TOOL_NAME_RULE}")
-    if capability == "mcp-tool" and name in served:
-        raise PolicyRefused(
-            f"{name!r} is defined by server {served[name]!r} (pins.json); under mcp-tool an "
-            f"add cannot re-define a server's tool, since the server keeps its own schema. "
-            f"Edit its description, params or examples instead")
     if not isinstance(value, Mapping):
         raise PolicyRefused("an add edit's value is the tool object (description, parameters, "
                             "...)")
     entry = {"name": name, **{k: v for k, v in value.items() if k != "name"}}
+    if capability == "mcp-tool" and name in served:
+        _same_as_server(entry, served[name])
     unknown = sorted(set(entry) - set(TOOL_KEYS))
     if unknown:
         raise PolicyRefused(f"unknown tool keys {unknown}; allowed: {', '.join(TOOL_KEYS)}")
