@@ -69,7 +69,7 @@ def ledger_frame(ledger: Any) -> pd.DataFrame:
         "kind": [e.kind for e in events],
         "actor": [e.actor for e in events],
         "caused_by": pd.array([e.caused_by for e in events], dtype="Int64"),
-        "summary": [summarize(e) for e in events],
+        "summary": [escape(summarize(e)) for e in events],  # may quote a server's text
         "payload": [e.payload for e in events],
         "hash": [e.hash for e in events],
     }
@@ -80,8 +80,8 @@ def violations_frame(ledger: Any) -> pd.DataFrame:
     """One row per refused call (``tool.denied``): seq, tick, agent, tool, params, reason."""
     pd = _pandas()
     rows = [
-        (e.seq, e.tick, e.actor, e.payload.get("tool"), e.payload.get("params"),
-         e.payload.get("reason"))
+        (e.seq, e.tick, e.actor, escape(e.payload.get("tool")), e.payload.get("params"),
+         escape(e.payload.get("reason")))
         for e in events_of(ledger) if e.kind == "tool.denied"
     ]
     return pd.DataFrame(rows, columns=VIOLATIONS_COLUMNS)
@@ -112,7 +112,8 @@ def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None =
         else:
             continue
         tel = telemetry.get(e.seq, {})
-        row = (e.seq, e.tick, e.actor, e.payload.get("tool"), outcome, detail,
+        # An error message is the server's text: escaped like every other.
+        row = (e.seq, e.tick, e.actor, escape(e.payload.get("tool")), outcome, escape(detail),
                tel.get("latency_ms"), tel.get("transport"))
         if payloads:
             row += (e.payload.get("params"), e.payload.get("error") or e.payload.get("result"))

@@ -90,3 +90,26 @@ class TestServerTextIsEscaped:
         changed = dict(wire, description="Other\rtext")
         row = diff_frame([wire], [changed]).iloc[0]
         assert (row["item"], row["b"]) == ("get_time\\r", "Other\\rtext")
+
+
+class TestServerErrorsAreEscaped:
+    def test_a_server_error_message_in_the_calls_frame(self, tmp_path, capsys):
+        from surface_data import scripted_server, write_config
+
+        from workbench.cli import main
+        from workbench.frames import calls_frame
+
+        fail = {"name": "fail", "description": "Fails with your message.",
+                "inputSchema": {"type": "object", "properties": {
+                    "message": {"type": "string"}}}}
+        root = write_config(
+            tmp_path / "config", grants=["fail"],
+            script=[{"call": "fail", "params": {"message": "ok\rhigh\n\x1b[2Kforged"},
+                     "say": "tried"}],
+            servers=[("srv", scripted_server(tmp_path, [fail], "srv"))])
+        result = Conductor.from_config(root, "trial", approver=lambda request: True).run(1)
+        [row] = calls_frame(result).itertuples()
+        assert (row.outcome, row.detail) == ("tool_error", "ok\\rhigh\\n\\x1b[2Kforged")
+        code = main(["run", "trial", "--config", str(root), "--approve", "fail"])
+        out = capsys.readouterr().out
+        assert code == 0 and "\r" not in out and "\x1b" not in out

@@ -14,6 +14,8 @@ call, or that a call never reached a server.
 A call answers ``{"server": NAME, "tool": ..., "arguments": ...}`` as structured content.
 A call to a tool named ``handoff`` with ``{"drop": [names]}`` removes those tools from the
 list and sends ``notifications/tools/list_changed`` (a server giving a tool up mid-run).
+A call to a tool named ``fail`` answers ``isError`` with its ``message`` argument as the
+error text (a server's words in an error message).
 """
 
 from __future__ import annotations
@@ -80,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
                 drop = set(arguments.get("drop") or ())
                 tools = [t for t in tools if t.get("name") not in drop]
             body = {"server": args.name, "tool": name, "arguments": arguments}
+            if name == "fail":  # an error whose message is whatever the caller sent
+                _result(request_id, {"content": [{"type": "text",
+                                                  "text": str(arguments.get("message"))}],
+                                     "isError": True})
+                continue
             _result(request_id, {"content": [{"type": "text", "text": json.dumps(body)}],
                                  "structuredContent": body, "isError": False})
             if name == "handoff":
