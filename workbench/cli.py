@@ -70,8 +70,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="how to print the ledger (default: table)")
     run.add_argument("--approve", action="append", default=[], metavar="TOOL",
                      help="approve calls to TOOL from an MCP server without asking "
-                          "(repeatable; '*' approves all). Otherwise a terminal is asked, "
-                          "and without one such calls are refused")
+                          "(repeatable; '*' approves all). TOOL is bound to the server of "
+                          "its first approved call; SERVER:TOOL names the server. Otherwise "
+                          "a terminal is asked, and without one such calls are refused")
     run.set_defaults(func=_cmd_run)
 
     res = sub.add_parser("resume", help="continue a run that was cut short, from its ledger")
