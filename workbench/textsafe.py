@@ -40,9 +40,16 @@ _INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
+_INVISIBLE_SET = frozenset(
+    chr(c) for lo, hi in ((0x115F, 0x1160), (0x3164, 0x3164), (0xFFA0, 0xFFA0),
+                          (0x034F, 0x034F), (0x17B4, 0x17B5), (0x180B, 0x180F),
+                          (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
+    for c in range(lo, hi + 1))
+
+
 def _unsafe(char: str) -> bool:
     # isprintable() is False for categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs (bar " ").
-    return not char.isprintable() or _INVISIBLE_RE.match(char) is not None
+    return not char.isprintable() or char in _INVISIBLE_SET
 
 
 def _spell(char: str) -> str:
