@@ -101,8 +101,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="how to print the ledger (default: table)")
     run.add_argument("--approve", action="append", default=[], metavar="TOOL",
                      help="approve calls to TOOL from an MCP server without asking "
-                          "(repeatable; '*' approves all). Otherwise a terminal is asked, "
-                          "and without one such calls are refused")
+                          "(repeatable; '*' approves all). TOOL is bound to the server of "
+                          "its first approved call; SERVER:TOOL names the server. Otherwise "
+                          "a terminal is asked, and without one such calls are refused")
     run.set_defaults(func=_cmd_run)
 
     res = sub.add_parser("resume", help="continue a run that was cut short, from its ledger")
@@ -312,6 +313,10 @@ def _write_violations(out: TextIO, denied: list) -> None:
 
 
 def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    from workbench.textsafe import escape
+
+    # Cells carry what servers and models wrote: escaped, so none can forge or hide a row.
+    rows = [tuple(escape(cell) for cell in row) for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
     print(line.format(*header).rstrip(), file=out)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.agents.base import summarize
 from workbench.contracts.events import Event, canonical_json
 from workbench.errors import MissingDependency
+from workbench.textsafe import escape
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,7 +69,7 @@ def ledger_frame(ledger: Any) -> pd.DataFrame:
         "kind": [e.kind for e in events],
         "actor": [e.actor for e in events],
         "caused_by": pd.array([e.caused_by for e in events], dtype="Int64"),
-        "summary": [summarize(e) for e in events],
+        "summary": [escape(summarize(e)) for e in events],  # may quote a server's text
         "payload": [e.payload for e in events],
         "hash": [e.hash for e in events],
     }
@@ -79,8 +80,8 @@ def violations_frame(ledger: Any) -> pd.DataFrame:
     """One row per refused call (``tool.denied``): seq, tick, agent, tool, params, reason."""
     pd = _pandas()
     rows = [
-        (e.seq, e.tick, e.actor, e.payload.get("tool"), e.payload.get("params"),
-         e.payload.get("reason"))
+        (e.seq, e.tick, e.actor, escape(e.payload.get("tool")), e.payload.get("params"),
+         escape(e.payload.get("reason")))
         for e in events_of(ledger) if e.kind == "tool.denied"
     ]
     return pd.DataFrame(rows, columns=VIOLATIONS_COLUMNS)
@@ -111,7 +112,8 @@ def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None =
         else:
             continue
         tel = telemetry.get(e.seq, {})
-        row = (e.seq, e.tick, e.actor, e.payload.get("tool"), outcome, detail,
+        # An error message is the server's text: escaped like every other.
+        row = (e.seq, e.tick, e.actor, escape(e.payload.get("tool")), outcome, escape(detail),
                tel.get("latency_ms"), tel.get("transport"))
         if payloads:
             row += (e.payload.get("params"), e.payload.get("error") or e.payload.get("result"))
@@ -201,8 +203,10 @@ def tools_frame(source: Any) -> pd.DataFrame:
     for name, title, description, schema, hints, origin in _tool_rows(source):
         schema = schema or {}
         hint = (hints or {}).get("readOnlyHint")
-        rows.append((name, title or "", description, ", ".join(schema.get("properties") or {}),
-                     ", ".join(schema.get("required") or ()),
+        # Server text: escaped, so a CR, LF or ANSI code cannot rewrite what a person reads.
+        rows.append((escape(name), escape(title), escape(description),
+                     escape(", ".join(schema.get("properties") or {})),
+                     escape(", ".join(schema.get("required") or ())),
                      hint if isinstance(hint, bool) else None, origin))
     rows.sort(key=lambda r: r[0])
     frame = pd.DataFrame(rows, columns=TOOLS_COLUMNS)
@@ -220,7 +224,7 @@ def findings_frame(findings: Any) -> pd.DataFrame:
     rows = []
     for f in findings:
         d = f.to_dict() if hasattr(f, "to_dict") else dict(f)
-        rows.append(tuple(d[c] for c in FINDINGS_COLUMNS))
+        rows.append(tuple(escape(d[c]) for c in FINDINGS_COLUMNS))
     rows.sort(key=lambda r: (_SEVERITY_ORDER.get(r[0], 3), *r[1:]))
     return pd.DataFrame(rows, columns=FINDINGS_COLUMNS)
 
@@ -267,9 +271,9 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
         item = distinguishable(change.tool)
         if change.previous is not None:
             item = f"{distinguishable(change.previous)} -> {item}"
-        rows.append((item, change.status, ", ".join(change.fields),
-                     (change.before or {}).get("description", ""),
-                     (change.after or {}).get("description", "")))
+        rows.append((escape(item), change.status, ", ".join(change.fields),
+                     escape((change.before or {}).get("description", "")),
+                     escape((change.after or {}).get("description", ""))))
     rows.sort(key=lambda r: r[0])
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 

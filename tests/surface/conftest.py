@@ -21,15 +21,15 @@ from workbench.surface.artifact import save_policy, save_tools  # noqa: E402
 
 @pytest.fixture
 def make_surface(tmp_path):
-    """make_surface(tools, capability=None) -> a surface directory in tmp_path."""
+    """make_surface(tools, capability=None, allow=None, modules=()) -> a surface directory."""
     counter = iter(range(1000))
 
-    def make(tools=(WEATHER, SEND), capability=None, allow=None):
+    def make(tools=(WEATHER, SEND), capability=None, allow=None, modules=()):
         d = tmp_path / f"surface{next(counter)}"
         d.mkdir()
         save_tools(d, [dict(t) for t in tools])
         if capability is not None:
-            save_policy(d, capability, allow)
+            save_policy(d, capability, allow, modules)
         return d
 
     return make

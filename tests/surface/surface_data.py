@@ -66,3 +66,63 @@ class WireResolver:
     def call_tool(self, name, params):
         self.calls.append((name, params))
         return {"received": dict(params)}
+
+
+# -- a raw JSON-RPC server and throw-away config trees, for the trust-boundary tests ------
+SCRIPTED_SERVER = REPO / "tests/tools/servers/scripted_tools_server.py"
+
+
+def scripted_server(tmp_path, tools, name, log=None):
+    """argv of scripted_tools_server.py serving ``tools`` (wire dicts) as server ``name``."""
+    import json
+
+    path = tmp_path / f"{name}-tools.json"
+    path.write_text(json.dumps(tools), encoding="utf-8")
+    argv = [sys.executable, str(SCRIPTED_SERVER), "--tools", str(path), "--name", name]
+    return argv + (["--log", str(log)] if log is not None else [])
+
+
+def served_calls(log):
+    """``[(server, tool, arguments)]`` of every tools/call the scripted servers' log holds."""
+    import json
+
+    if not log.exists():
+        return []
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    return [(e["server"], e["tool"], e["arguments"]) for e in entries
+            if e["method"] == "tools/call"]
+
+
+def write_config(root, *, script, grants, servers=(), surface_tools=None, policy=None,
+                 pins=None, trusted_code=False):
+    """A config tree at ``root``: one scripted agent ``runner`` in scenario ``trial``.
+
+    ``servers``: ``[(name, argv)]``; ``surface_tools``: the surface's tools.json entries
+    (the scenario then names ``surfaces/trial``); ``policy``/``pins``: its policy.json
+    and pins.json objects. YAML files are written as JSON, which YAML reads as is.
+    """
+    import json
+    import shlex
+
+    (root / "agents").mkdir(parents=True)
+    (root / "scenarios").mkdir()
+    agent = {"name": "runner", "role": "worker", "persona": "Runs the trial.",
+             "subscribes_to": [], "may_emit": ["trial.step"], "schedule": {"tick_every": 1},
+             "model": {"backend": "scripted"}, "memory": {"window": 4},
+             "tools": list(grants), "script": list(script)}
+    (root / "agents/runner.yaml").write_text(json.dumps(agent, indent=1))
+    scenario = {"name": "trial", "cast": ["runner"], "governor": {"max_ticks": len(script)},
+                "servers": [{"name": n, "command": shlex.join(argv)} for n, argv in servers]}
+    if trusted_code:
+        scenario["trusted_code"] = True
+    if surface_tools is not None:
+        surface = root / "surfaces/trial"
+        surface.mkdir(parents=True)
+        (surface / "tools.json").write_text(json.dumps({"tools": surface_tools}, indent=1))
+        if policy is not None:
+            (surface / "policy.json").write_text(json.dumps(policy))
+        if pins is not None:
+            (surface / "pins.json").write_text(json.dumps({"tools": pins}))
+        scenario["surface"] = "surfaces/trial"
+    (root / "scenarios/trial.yaml").write_text(json.dumps(scenario, indent=1))
+    return root

@@ -118,6 +118,16 @@ class TestPrompt:
         assert 'scout wants to call send_email({"to":"x"}) on demo' in out.getvalue()
         assert "Allow? [y/N]" in out.getvalue()
 
+    def test_the_question_is_escaped(self):
+        # The agent's arguments may hold a model's or a server's text: a CR or an ANSI code
+        # must not rewrite the question a person answers.
+        out = io.StringIO()
+        _, _, scout = setup(prompt_approver(io.StringIO("n\n"), out))
+        with pytest.raises(ToolDenied):
+            scout.call_tool("send_email", to="x\u202e\x9b2K")
+        assert "\u202e" not in out.getvalue() and "\x9b" not in out.getvalue()
+        assert 'send_email({"to":"x\\u202e\\x9b2K"}) on demo' in out.getvalue()
+
     @pytest.mark.parametrize("stdin", [None, "pipe"])
     def test_without_a_terminal_every_request_is_refused(self, monkeypatch, capsys, stdin):
         # CI runs with no stdin at all, or a pipe: nothing destructive runs unattended.

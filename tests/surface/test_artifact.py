@@ -58,7 +58,7 @@ class TestPolicy:
     def test_missing_policy_is_mcp_tool_default(self, tmp_path):
         assert load_policy(tmp_path) == {
             "capability": "mcp-tool",
-            "allow": ["description", "params", "examples", "add", "remove"]}
+            "allow": ["description", "params", "examples", "add", "remove"], "modules": []}
 
     def test_tools_capability_allows_everything(self, make_surface):
         policy = load_policy(make_surface(capability="tools"))
@@ -134,3 +134,37 @@ class TestMaterialize:
         assert Candidate.from_dir(a).id == Candidate.from_dir(b).id
         save_tools(b, [dict(WEATHER, description="Forecast."), SEND])
         assert Candidate.from_dir(a).id != Candidate.from_dir(b).id
+
+
+class TestWriteKeepsTheFile:
+    """Issue 11: an atomic write keeps the file's mode and writes through a symlink."""
+
+    @pytest.mark.parametrize("mode", [0o644, 0o640, 0o664, 0o600])
+    def test_mode_is_kept(self, make_surface, mode):
+        d = make_surface()
+        path = d / "tools.json"
+        path.chmod(mode)
+        save_tools(d, [SEND])
+        assert path.stat().st_mode & 0o7777 == mode and load_tools(d) == [SEND]
+
+    def test_a_new_file_gets_the_umask_mode_not_0600(self, tmp_path):
+        old = os.umask(0o022)
+        try:
+            write_json_atomic(tmp_path / "new.json", {"a": 1})
+        finally:
+            os.umask(old)
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644
+
+    def test_a_symlink_stays_a_link_and_its_target_is_written(self, make_surface, tmp_path):
+        d = make_surface()
+        real = tmp_path / "shared" / "tools.json"
+        real.parent.mkdir()
+        (d / "tools.json").rename(real)
+        real.chmod(0o644)
+        (d / "tools.json").symlink_to(real)
+        save_tools(d, [SEND])
+        assert (d / "tools.json").is_symlink()
+        assert os.readlink(d / "tools.json") == str(real)
+        assert json.loads(real.read_text()) == {"tools": [SEND]}
+        assert real.stat().st_mode & 0o7777 == 0o644
+        assert sorted(p.name for p in real.parent.iterdir()) == ["tools.json"]  # no temp left

@@ -127,7 +127,7 @@ class TestMcpToolCapability:
 
 class TestToolsCapability:
     def test_every_kind_is_applied(self, make_surface):
-        d = make_surface(capability="tools")
+        d = make_surface(capability="tools", modules=["workbench.tools"])
         schema = {"type": "object", "properties": {"city": {"type": "string"},
                                                    "days": {"type": "integer"}}}
         edits = [
@@ -139,7 +139,7 @@ class TestToolsCapability:
             {"tool": "get_weather", "kind": "code", "value": "workbench.tools.builtins:oracle"},
             {"tool": "roll", "kind": "add", "value": {
                 "description": "Roll a die.", "parameters": {"type": "object"},
-                "code": "random:random"}},
+                "code": "workbench.tools.builtins:roll"}},
             {"tool": "send_email", "kind": "remove"},
         ]
         out = apply(d, edits)
@@ -161,3 +161,79 @@ class TestToolsCapability:
             "description": "X.", "parameters": {"type": "object"}, "code": "m:f"}}])
         assert "may not carry code under mcp-tool" in out["refused"][0]["reason"]
         assert SEND in load_tools(d)
+
+
+class TestSeedShapes:
+    """Issue 11: the mcp-tool acceptance check's own edit shapes."""
+
+    PING = {"kind": "add", "value": {"name": "ping", "description": "health check",
+                                     "parameters": {"type": "object"}}}
+
+    def test_add_takes_its_name_from_value_name(self, make_surface):
+        d = make_surface()
+        out = apply(d, [self.PING])
+        assert out == {"applied": [self.PING], "refused": []}
+        assert tool(d, "ping") == {"name": "ping", "description": "health check",
+                                   "parameters": {"type": "object"}}
+
+    def test_a_tool_key_that_disagrees_is_refused_with_a_reason(self, make_surface):
+        d = make_surface()
+        before = (d / "tools.json").read_bytes()
+        edit = dict(self.PING, tool="pong")
+        out = apply(d, [edit])
+        assert out["applied"] == [] and out["refused"][0]["edit"] == edit
+        assert "'pong'" in out["refused"][0]["reason"] and "'ping'" in out["refused"][0][
+            "reason"] and "disagree" in out["refused"][0]["reason"]
+        assert (d / "tools.json").read_bytes() == before
+        assert apply(d, [dict(self.PING, tool="ping")])["refused"] == []  # agreeing is fine
+
+    def test_an_add_still_needs_a_valid_name(self, make_surface):
+        out = apply(make_surface(), [{"kind": "add", "value": {"description": "x"}},
+                                     {"kind": "add", "value": {"name": "ping\n",
+                                                               "description": "x"}}])
+        assert [r["reason"][:20] for r in out["refused"]] == [
+            '"tool" must name the', "'ping\\n' is not a va"]
+
+    def test_apply_with_no_edits_applies_nothing(self, make_surface):
+        d = make_surface()
+        before = (d / "tools.json").read_bytes(), (d / "tools.json").stat().st_mtime_ns
+        assert apply(d, None) == {"applied": [], "refused": []}
+        assert apply(d) == {"applied": [], "refused": []}
+        assert ((d / "tools.json").read_bytes(), (d / "tools.json").stat().st_mtime_ns) == before
+
+
+class TestServerDefinedTools:
+    """Issue 10 item 3: under mcp-tool, remove + add cannot swap a server's schema."""
+
+    def test_add_cannot_redefine_a_pinned_tool(self, tmp_path):
+        from surface_data import scripted_server
+
+        from workbench.surface.importer import import_surface
+        from workbench.surface.validate import validate
+
+        wire = {"name": "send_email", "description": "Send an email.",
+                "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}},
+                                "required": ["to"]}}
+        d = tmp_path / "surface"
+        import_surface([scripted_server(tmp_path, [wire], "mail")], d, names=["mail"])
+        swapped = {"name": "send_email", "description": "Send an email; set `bcc` to copy.",
+                   "parameters": {"type": "object", "properties": {
+                       "to": {"type": "string"}, "bcc": {"type": "string"}}}}
+        out = apply(d, [{"tool": "send_email", "kind": "remove"},
+                        {"tool": "send_email", "kind": "add", "value": swapped},
+                        {"kind": "add", "value": {"name": "ping", "description": "Ping.",
+                                                  "parameters": {"type": "object"}}}])
+        assert [e["kind"] for e in out["applied"]] == ["remove", "add"]
+        [refused] = out["refused"]
+        assert refused["edit"]["value"] == swapped
+        assert "defined by server 'mail'" in refused["reason"]
+        assert "new property 'bcc'" in refused["reason"]
+        assert [t["name"] for t in load_tools(d)] == ["ping"]  # ping is nobody's: added
+        assert validate(d)["ok"]
+        # Added back as the server defines it (a hidden tool exposed again) is fine: with
+        # no parameters given, the pinned schema is taken.
+        out = apply(d, [{"kind": "add", "value": {"name": "send_email",
+                                                  "description": "Mail someone."}}])
+        assert out["refused"] == []
+        assert tool(d, "send_email")["parameters"] == wire["inputSchema"]
+        assert validate(d)["ok"]

@@ -118,7 +118,8 @@ class TestCode:
         d = make_surface([{"name": "oracle", "description": "Omens.",
                            "parameters": {"type": "object",
                                           "properties": {"seed": {"type": "string"}}},
-                           "code": "workbench.tools.builtins:oracle"}], capability="tools")
+                           "code": "workbench.tools.builtins:oracle"}], capability="tools",
+                         modules=["workbench.tools.builtins"])
         registry = ToolRegistry()
         CuratedResolver.from_dir(d, WireResolver([])).install(registry)
         from workbench.tools.builtins import oracle

@@ -68,3 +68,49 @@ class TestDiffFrame:
         assert frame.iloc[0]["status"] == "changed" and "payload" in frame.iloc[0]["fields"]
         same = diff_frame(r1, r1)
         assert set(same["status"]) == {"same"}
+
+
+class TestServerTextIsEscaped:
+    """Issue 10 item 5: frames show server text with its control characters spelled out."""
+
+    HOSTILE = {"name": "get_time\r", "title": "T\u202eitle",
+               "description": "Time.\n\x1b[8mhidden", "parameters": {
+                   "type": "object", "properties": {"tz\t": {"type": "string"}}}}
+
+    def test_tools_frame(self, make_surface):
+        row = tools_frame(make_surface([self.HOSTILE])).iloc[0]
+        assert (row["name"], row["title"], row["description"], row["parameters"]) == (
+            "get_time\\r", "T\\u202eitle", "Time.\\n\\x1b[8mhidden", "tz\\t")
+
+    def test_findings_and_diff_frames(self, make_surface):
+        wire = entry_to_wire(self.HOSTILE)
+        findings = findings_frame(audit({"evil\x1b": [wire]}))
+        for column in FINDINGS_COLUMNS:
+            assert not any("\r" in v or "\x1b" in v or "\n" in v for v in findings[column])
+        changed = dict(wire, description="Other\rtext")
+        row = diff_frame([wire], [changed]).iloc[0]
+        assert row["item"].startswith("get_time\\r") and "\r" not in row["item"]
+        assert row["after"] == "Other\\rtext"
+
+
+class TestServerErrorsAreEscaped:
+    def test_a_server_error_message_in_the_calls_frame(self, tmp_path, capsys):
+        from surface_data import scripted_server, write_config
+
+        from workbench.cli import main
+        from workbench.frames import calls_frame
+
+        fail = {"name": "fail", "description": "Fails with your message.",
+                "inputSchema": {"type": "object", "properties": {
+                    "message": {"type": "string"}}}}
+        root = write_config(
+            tmp_path / "config", grants=["fail"],
+            script=[{"call": "fail", "params": {"message": "ok\rhigh\n\x1b[2Kforged"},
+                     "say": "tried"}],
+            servers=[("srv", scripted_server(tmp_path, [fail], "srv"))])
+        result = Conductor.from_config(root, "trial", approver=lambda request: True).run(1)
+        [row] = calls_frame(result).itertuples()
+        assert (row.outcome, row.detail) == ("tool_error", "ok\\rhigh\\n\\x1b[2Kforged")
+        code = main(["run", "trial", "--config", str(root), "--approve", "fail"])
+        out = capsys.readouterr().out
+        assert code == 0 and "\r" not in out and "\x1b" not in out

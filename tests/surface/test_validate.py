@@ -57,7 +57,7 @@ class TestValidate:
              "code": "workbench.tools.builtins:oracle"},
             {"name": "gone", "description": "Gone.", "parameters": {"type": "object"},
              "code": "no_such_module_xyz:f"},
-        ], capability="tools")
+        ], capability="tools", modules=["workbench.tools.builtins", "no_such_module_xyz"])
         assert list(problems(d)) == [("gone", "code")]
 
     def test_file_problems_are_reported_not_raised(self, tmp_path, make_surface):
@@ -69,3 +69,32 @@ class TestValidate:
         assert any("allow[0]" == p["field"] for p in validate(d)["problems"])
         save_policy(d, "tools")
         assert validate(d)["ok"]
+
+
+class TestAgainstTheServer:
+    """Issue 10 item 3: a pinned tool is documented against the server's schema."""
+
+    def test_phantom_parameters_are_checked_against_the_server_schema(self, tmp_path):
+        from surface_data import scripted_server
+
+        from workbench.surface.artifact import load_tools, save_tools
+        from workbench.surface.importer import import_surface
+
+        wire = {"name": "send_email", "description": "Send an email.",
+                "inputSchema": {"type": "object", "properties": {"to": {"type": "string"}},
+                                "required": ["to"]}}
+        d = tmp_path / "surface"
+        import_surface([scripted_server(tmp_path, [wire], "mail")], d, names=["mail"])
+        assert validate(d)["ok"]
+        # A hand-edited curated copy that documents (and declares) a parameter the server
+        # lacks: consistent with itself, wrong about the server.
+        [entry] = load_tools(d)
+        entry["description"] = "Send an email. Set the `bcc` parameter to copy yourself."
+        entry["parameters"]["properties"]["bcc"] = {"type": "string"}
+        entry["examples"] = [{"to": "a@b.org", "bcc": "me@b.org"}]
+        save_tools(d, [entry])
+        found = problems(d)
+        assert "documents parameter 'bcc'" in found[("send_email", "description")]
+        assert "new property 'bcc'" in found[("send_email", "parameters")]
+        assert "server 'mail'" in found[("send_email", "parameters")]
+        assert "uses parameter 'bcc'" in found[("send_email", "examples[0]")]

@@ -204,3 +204,35 @@ class TestDescribe:
         wire = registry.spec("oracle").to_wire()
         assert list(wire) == ["name", "title", "description", "inputSchema", "outputSchema",
                               "annotations"]
+
+
+class TestNameRuleIsAFullMatch:
+    """Issue 10 item 5: ``$`` matches before a final newline; the rule must not."""
+
+    NAMES = ["oracle\n", "x" * 128 + "\n", "ok\r", "ok\n\n"]
+
+    @pytest.mark.parametrize("name", NAMES)
+    def test_a_trailing_newline_is_not_a_name(self, name):
+        from workbench.tools.registry import TOOL_NAME_RE, check_tool_name
+
+        assert TOOL_NAME_RE.match(name) is None
+        with pytest.raises(ToolNameError):
+            check_tool_name(name)
+        with pytest.raises(ToolNameError):
+            ToolRegistry().register(name, "d", lambda: {})
+
+    @pytest.mark.parametrize("name", NAMES)
+    def test_nor_a_grant(self, name):
+        from pydantic import ValidationError
+
+        with pytest.raises(ValidationError, match="not a valid tool name"):
+            manifest(name)
+
+    def test_agent_names_and_kinds_are_full_matches_too(self):
+        from pydantic import ValidationError
+
+        from workbench.contracts.events import check_kind
+
+        with pytest.raises(ValidationError, match="not a valid name"):
+            AgentManifest(name="tester\n", role="worker")
+        assert not check_kind("oracle.spoke\n") and check_kind("oracle.spoke")

@@ -35,15 +35,15 @@ def non_ascii(text: str) -> list[tuple[int, str]]:
 
 
 def printable(text: str) -> str:
-    r"""``text`` with control, format and other invisible characters spelled ``\uXXXX``.
+    r"""``text`` with control, format and other invisible characters spelled out.
 
     A name is shown on terminals and in tables; a bidi override in it must not reorder
-    the line it is printed on.
+    the line it is printed on. The one escaping rule of the package:
+    :func:`workbench.textsafe.escape` (``\r``, ``\x1b``, ``\u202e``).
     """
-    return "".join(
-        f"\\u{ord(c):04x}" if unicodedata.category(c)[0] in "CZ" and c != " " else c
-        for c in text
-    )
+    from workbench.textsafe import escape
+
+    return escape(text)
 
 
 def _spelled(text: str, limit: int) -> str:

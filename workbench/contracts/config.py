@@ -6,8 +6,10 @@ Layout::
     config/scenarios/<name>.yaml    scenarios
     config/surfaces/<name>/         curated toolsets (tools.json, policy.json)
 
-Cross-validation: every cast member exists, and every granted tool is known to the
-registry, or is expected from an MCP server that a scenario casting the agent names.
+Cross-validation: every cast member exists, every granted tool is known to the registry
+or is expected from an MCP server that a scenario casting the agent names, and a
+scenario's surface loads and holds no ``code`` entry it may not use (see
+:mod:`workbench.surface.code`).
 """
 
 from __future__ import annotations
@@ -114,6 +116,11 @@ class ConfigTree:
                 path, "surface", f"{scenario.surface!r} is not a directory under {self.root}",
                 line_of(read_yaml(path)[1], ("surface",)),
             ))
+        elif scenario.surface is not None:
+            # Code the surface may not load is refused here too, before any run imports it.
+            from workbench.surface.code import surface_code_problems
+
+            problems.extend(surface_code_problems(self.root / scenario.surface))
         return problems
 
     def check_tools(self, known_tools: Iterable[str]) -> list[ConfigError]:

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 #: Kinds are open, dot-namespaced and lowercase: ``oracle.spoke``, ``tool.called``.
-KIND_RE = re.compile(r"^[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)+$")
+KIND_RE = re.compile(r"\A[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)+\Z")
 KIND_RULE = "lowercase dot-separated words, each starting with a letter (like 'oracle.spoke')"
 
 #: The hash the first event of every run chains from.

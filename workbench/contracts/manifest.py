@@ -29,7 +29,7 @@ __all__ = [
     "load_manifest",
 ]
 
-AGENT_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
+AGENT_NAME_RE = re.compile(r"\A[a-z][a-z0-9_-]{0,63}\Z")
 
 
 class StrictModel(BaseModel):
@@ -42,7 +42,7 @@ def _matching(pattern: re.Pattern[str], what: str, allowed: str) -> AfterValidat
     """A validator that lets through strings matching ``pattern`` and explains the rest."""
 
     def check(value: str) -> str:
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):
             raise ValueError(f"{value!r} is not a valid {what}; allowed: {allowed}")
         return value
 

@@ -2,7 +2,8 @@
 
 A scenario is data (``config/scenarios/<name>.yaml``) and strict like a manifest. It may
 name MCP ``servers`` it needs (started for the run, stopped after) and a curated
-``surface`` to put in front of them.
+``surface`` to put in front of them; ``trusted_code: true`` makes the approver believe the
+annotations of that surface's coded tools.
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ class ScenarioConfig(StrictModel):
     governor: GovernorLimits = GovernorLimits()
     servers: tuple[ServerSpec, ...] = ()
     surface: str | None = None
+    #: Believe the annotations of the surface's coded tools (tools.json says them, and
+    #: tools.json is only a file): without it every coded call is confirmed by the approver.
+    trusted_code: bool = False
 
     @field_validator("cast")
     @classmethod

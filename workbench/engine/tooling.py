@@ -75,7 +75,8 @@ def registry_over(root: str | Path, scenario: ScenarioConfig, resolver: Any, *,
     else:
         from workbench.surface.overlay import CuratedResolver
 
-        CuratedResolver.from_dir(Path(root) / scenario.surface, resolver).install(registry)
+        CuratedResolver.from_dir(Path(root) / scenario.surface, resolver,
+                                 trust_code=scenario.trusted_code).install(registry)
     guard_registry(registry, approver)
     return registry
 

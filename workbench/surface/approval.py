@@ -3,9 +3,14 @@
 MCP annotations are *hints* a server gives about its own tools. The rule here:
 
 * a tool is destructive unless its ``readOnlyHint`` is true;
-* a hint counts only when the server is trusted (our in-process tools, or a server
+* a hint counts only when the server is trusted (tools registered in-process, or a server
   marked ``trusted``); an untrusted server's ``readOnlyHint: true`` is ignored, so its
-  every call is confirmed;
+  every call is confirmed. A surface's coded tool runs in-process but its hints come from
+  tools.json, so it counts as untrusted unless the scenario says ``trusted_code: true``;
+* :class:`ApprovalPolicy` approves a tool *on one server*: ``--approve TOOL`` binds TOOL to
+  the server of the first call it approves, and ``--approve SERVER:TOOL`` names it
+  outright; the same name offered later by another server is asked about again, never
+  carried over;
 * a call that needs confirmation goes to an *approver*, a callback
   ``approver(ApprovalRequest) -> bool``: a prompt on the CLI (:func:`prompt_approver`), a
   widget in a notebook, a policy in tests (:class:`ApprovalPolicy`). ``False`` refuses
@@ -129,9 +134,12 @@ class ApprovalGuard:
                              f"{why}; the approver said no. Approve it to let it run.")
 
     def _origin(self, spec: ToolSpec) -> tuple[str, bool]:
-        if spec.run is not None:
-            return "in-process", True  # our own code: its hints are ours
         name = spec.name
+        registry = self._registry
+        if registry is None and spec.run is not None:
+            return "in-process", True  # a bare guard only ever sees registered tools
+        if registry is not None and name in registry.local_names():
+            return "in-process", True  # registered in-process: our own code, our hints
         server, conn = "server", None
         resolver = getattr(self._registry, "resolver", None)
         finder = getattr(resolver, "connection_for", None)
@@ -150,13 +158,18 @@ class ApprovalGuard:
 class ApprovalPolicy:
     """An approver from rules: a fixed allow list (what a test or CI uses).
 
+    An entry is ``TOOL`` or ``SERVER:TOOL`` (tool names never hold ``:``). ``TOOL`` is bound
+    to the server of the first request it approves: the same name from another server later
+    (a second server taking the tool over) is refused, never carried across.
+
     Args:
-        allow: Tools approved every time (``"*"`` approves everything).
-        deny: Tools always refused (wins over ``allow``).
+        allow: Tools approved every time (``"*"`` approves everything, on any server).
+        deny: Tools always refused (wins over ``allow``), also as ``SERVER:TOOL``.
 
     Attributes:
         asked: Every request seen, in order (to show who was asked what).
         refused: The requests it said no to, in order (what a person may want to approve).
+        bound: ``{tool: server}`` for bare ``TOOL`` entries that approved a call.
     """
 
     def __init__(self, allow: Iterable[str] = (), deny: Iterable[str] = ()):
@@ -164,15 +177,26 @@ class ApprovalPolicy:
         self.deny = frozenset(deny)
         self.asked: list[ApprovalRequest] = []
         self.refused: list[ApprovalRequest] = []
+        self.bound: dict[str, str] = {}
 
     def __call__(self, request: ApprovalRequest) -> bool:
-        """Approve when the tool is allowed and not denied."""
+        """Approve when the tool is allowed on this server and not denied."""
         self.asked.append(request)
-        approved = request.tool not in self.deny and ("*" in self.allow
-                                                      or request.tool in self.allow)
+        approved = self._approves(request)
         if not approved:
             self.refused.append(request)
         return approved
+
+    def _approves(self, request: ApprovalRequest) -> bool:
+        tool, server = request.tool, request.server
+        if tool in self.deny or f"{server}:{tool}" in self.deny:
+            return False
+        if "*" in self.allow or f"{server}:{tool}" in self.allow:
+            return True
+        if tool not in self.allow:
+            return False
+        first = self.bound.setdefault(tool, server)
+        return first == server
 
 
 def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -> Approver:
@@ -183,18 +207,22 @@ def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -
     """
 
     def ask(request: ApprovalRequest) -> bool:
+        from workbench.textsafe import escape
+
         inp = stdin or sys.stdin
         out = stdout or sys.stderr
         # No stdin at all (a daemon, CI with stdin closed) is "no terminal" too.
         if stdin is None and (inp is None or not inp.isatty()):
-            print(f"refused {request.tool!r} for {request.agent}: {request.why} "
-                  f"(no terminal to ask)", file=out)
+            print(f"refused {escape(repr(request.tool))} for {escape(request.agent)}: "
+                  f"{escape(request.why)} (no terminal to ask)", file=out)
             return False
         from workbench.contracts.events import canonical_json
 
-        out.write(f"{request.agent} wants to call {request.tool}"
-                  f"({canonical_json(dict(request.params))}) on {request.server}.\n"
-                  f"  {request.why}.\n  Allow? [y/N] ")
+        # Names, arguments and reasons may carry a server's or a model's text: escaped, so
+        # the question a person answers is the one really asked.
+        out.write(f"{escape(request.agent)} wants to call {escape(request.tool)}"
+                  f"({escape(canonical_json(dict(request.params)))}) on "
+                  f"{escape(request.server)}.\n  {escape(request.why)}.\n  Allow? [y/N] ")
         out.flush()
         answer = inp.readline().strip().lower()
         return answer in ("y", "yes")

@@ -5,12 +5,18 @@ versioned, diffed and edited by people, widgets and optimisers alike::
 
     tools.json    {"tools": [{name, title?, description, parameters, output_schema?,
                               annotations?, examples?, code?}]}
-    policy.json   {"capability": "mcp-tool" | "tools", "allow": [edit kinds]}   (optional)
+    policy.json   {"capability": "mcp-tool" | "tools", "allow": [edit kinds],
+                   "modules": [module names]}                                 (optional)
     pins.json     {"tools": [{name, server, fingerprint, wire}]}                 (written by import)
 
 This module loads and saves those files. Loading is strict: an unknown key or a wrong type
 is a :class:`~workbench.errors.ConfigError` naming the file, the key path and what is
-allowed. Saving is atomic (temp file, fsync, rename), so a crash never leaves half a file.
+allowed. Saving is atomic (temp file, fsync, rename), so a crash never leaves half a file;
+it keeps the file's mode and writes through a symlink to its target.
+
+``modules`` (capability ``tools`` only) lists the modules that hold the surface's own code:
+a ``code`` entry may name a function only there, never in the standard library (see
+:mod:`workbench.surface.code`).
 
 It also turns a surface into text parts (:func:`materialize`) and a :class:`Candidate`,
 the unit an editor or an optimiser proposes and scores.
@@ -30,13 +36,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.atomic import write_text_atomic
 from workbench.errors import ConfigError
 
 __all__ = [
@@ -148,25 +153,28 @@ def _check_entry(path: Path, key: str, entry: Any) -> None:
 
 
 def load_policy(dir: str | Path) -> dict[str, Any]:
-    """The surface's policy: ``{"capability", "allow"}``.
+    """The surface's policy: ``{"capability", "allow", "modules"}``.
 
     A missing ``policy.json`` means capability ``mcp-tool`` with its default allow list.
-    ``allow`` may narrow the capability's kinds, never widen them.
+    ``allow`` may narrow the capability's kinds, never widen them. ``modules`` (default
+    ``[]``) may be set only under ``tools``; it never names the standard library.
 
     Raises:
-        ConfigError: unknown key, unknown capability, or an allowed kind the capability
-            does not permit.
+        ConfigError: unknown key, unknown capability, an allowed kind the capability
+            does not permit, or a module that cannot be declared.
     """
     path = Path(dir) / POLICY_FILE
     if not path.exists():
-        return {"capability": DEFAULT_CAPABILITY, "allow": list(CAPABILITIES[DEFAULT_CAPABILITY])}
+        return {"capability": DEFAULT_CAPABILITY, "allow": list(CAPABILITIES[DEFAULT_CAPABILITY]),
+                "modules": []}
     data = _read_json(path)
     if not isinstance(data, dict):
         raise ConfigError(path, "", 'expected an object like {"capability": "mcp-tool", '
                           '"allow": ["description", ...]}')
     for key in data:
-        if key not in ("capability", "allow"):
-            raise ConfigError(path, key, "unknown key; allowed keys: capability, allow")
+        if key not in ("capability", "allow", "modules"):
+            raise ConfigError(path, key, "unknown key; allowed keys: capability, allow, "
+                              "modules")
     capability = data.get("capability", DEFAULT_CAPABILITY)
     if capability not in CAPABILITIES:
         raise ConfigError(path, "capability", f"{capability!r} is not a capability; allowed: "
@@ -182,7 +190,24 @@ def load_policy(dir: str | Path) -> dict[str, Any]:
                     if kind in EDIT_KINDS else "")
             raise ConfigError(path, f"allow[{i}]", f"{kind!r} is not allowed under "
                               f"{capability}; allowed: {', '.join(permitted)}{hint}")
-    return {"capability": capability, "allow": list(allow)}
+    modules = _load_modules(path, capability, data.get("modules", []))
+    return {"capability": capability, "allow": list(allow), "modules": modules}
+
+
+def _load_modules(path: Path, capability: str, modules: Any) -> list[str]:
+    from workbench.surface.code import module_problem
+
+    if not isinstance(modules, list):
+        raise ConfigError(path, "modules", "must be a list of module names (like "
+                          '["myproject.tools"]) that hold this surface\'s own code')
+    if modules and capability != "tools":
+        raise ConfigError(path, "modules", f"declares code modules under {capability}, where "
+                          f"the server owns the code; use capability tools, or drop modules")
+    for i, module in enumerate(modules):
+        problem = module_problem(module)
+        if problem is not None:
+            raise ConfigError(path, f"modules[{i}]", problem)
+    return list(modules)
 
 
 def load_pins(dir: str | Path) -> list[dict[str, Any]]:
@@ -219,32 +244,11 @@ def is_empty(dir: str | Path) -> bool:
 def write_json_atomic(path: str | Path, data: Any) -> None:
     """Write ``data`` as pretty JSON to ``path`` atomically.
 
-    The text goes to a temp file in the same directory, is fsynced, then renamed over
-    ``path``; readers see the old file or the new one, never half of either.
+    Readers see the old file or the new one, never half of either; the file keeps its
+    mode, and a symlink stays a link to the rewritten target (see :mod:`workbench.atomic`).
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    # The rename itself must survive a crash too: fsync the directory entry.
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without directory fds
-        return
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"  # fails before any write
+    write_text_atomic(path, text)
 
 
 def save_tools(dir: str | Path, tools: Sequence[Mapping[str, Any]]) -> None:
@@ -256,11 +260,13 @@ def save_tools(dir: str | Path, tools: Sequence[Mapping[str, Any]]) -> None:
 
 
 def save_policy(dir: str | Path, capability: str = DEFAULT_CAPABILITY,
-                allow: Sequence[str] | None = None) -> None:
+                allow: Sequence[str] | None = None, modules: Sequence[str] = ()) -> None:
     """Write ``policy.json`` atomically, then check it by loading it back."""
     data: dict[str, Any] = {"capability": capability}
     if allow is not None:
         data["allow"] = list(allow)
+    if modules:
+        data["modules"] = list(modules)
     write_json_atomic(Path(dir) / POLICY_FILE, data)
     load_policy(dir)
 

@@ -137,10 +137,11 @@ def _print_json(value: Any) -> None:
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    from workbench.surface.audit import visible
+    from workbench.textsafe import escape
 
-    # Names and text come from untrusted servers: never print their escape codes raw.
-    rows = [tuple(visible(cell) for cell in row) for row in rows]
+    # Names and text come from untrusted servers: a CR, LF or ANSI code printed raw would
+    # rewrite the row it is in or forge another, so every cell is escaped.
+    rows = [tuple(escape(cell) for cell in row) for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
     line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
     print(line.format(*header).rstrip())
@@ -261,7 +262,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from workbench.contracts.characters import distinguishable
-    from workbench.surface.pins import compare
+    from workbench.surface.pins import compare, nameless
 
     require_dir(args.dir, _SURFACE_DIR)
     if args.against is not None:
@@ -273,6 +274,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         after = fetch_tools(args.server, settle=args.settle)[1]
     else:
         after = _snapshot_of(args.against)
+    skipped = nameless(after)
+    if skipped:
+        print(f"skipped {skipped} tool(s) without a name (empty or missing): they cannot be "
+              f"compared, pinned or called", file=sys.stderr)
     changes = compare(before, after)
     if args.format == "json":
         _print_json([c.to_dict() for c in changes])
@@ -280,7 +285,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         _table(("tool", "status", "fields", "previous"),
                [(distinguishable(c.tool), c.status, ", ".join(c.fields),
                  distinguishable(c.previous or "")) for c in changes])
-    return 1 if any(c.status != "same" for c in changes) else 0
+    return 1 if skipped or any(c.status != "same" for c in changes) else 0
 
 
 def _cmd_approve(args: argparse.Namespace) -> int:
@@ -292,7 +297,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
     require_dir(args.dir, _SURFACE_DIR)
     pins = {p["name"]: p for p in load_pins(args.dir)}  # a broken file fails before connecting
     server, live = fetch_tools(args.server, settle=args.settle)
-    offered = {tool["name"]: tool for tool in live}
+    offered = {tool.get("name"): tool for tool in live}
     rows, refused = [], 0
     for name in args.tools:
         tool = offered.get(name)

@@ -7,9 +7,17 @@ An edit is ``{"tool", "kind", "value"}``. The surface's policy (see
   ``add``, ``remove``. A ``params`` edit may change only the descriptions and examples of
   parameters that exist; changing a type, ``required`` or an enum, or adding a property,
   is a schema change and is refused, because the server would not honour it.
+  An ``add`` may not re-define a tool the server defines (one ``pins.json`` pins): a
+  remove + add would otherwise swap the server's schema for one it does not have. Adding
+  it back as the server defines it (exposing a hidden tool) is fine; an add that leaves
+  ``parameters`` out takes the server's schema from the pin.
 * ``tools`` (we own the code): every kind, including ``schema`` and ``code``. A ``code``
   edit points the tool at an in-process implementation by import path
-  ``module:function``; the text is never executed or evaluated.
+  ``module:function`` in a module ``policy.json`` declares (see
+  :mod:`workbench.surface.code`); the text is never executed, evaluated or imported here.
+
+An ``add`` takes the tool's name from ``value.name`` (the ``tool`` key may be left out; a
+``tool`` that disagrees with ``value.name`` is refused).
 
 Edits apply in order, each to the result of the ones before. A refused edit changes
 nothing and comes back with its reason; when nothing is applied the file is not written,
@@ -30,7 +38,6 @@ Example:
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,27 +46,27 @@ from workbench.errors import PolicyRefused
 from workbench.surface.artifact import (
     EDIT_KINDS,
     TOOL_KEYS,
+    load_pins,
     load_policy,
     load_tools,
     save_tools,
 )
+from workbench.surface.code import CODE_PATH_RE, code_problem
+from workbench.tools.registry import TOOL_NAME_RE, TOOL_NAME_RULE
 
 __all__ = ["CODE_PATH_RE", "apply", "apply_edits", "schema_changes"]
-
-#: ``module.sub:function`` — an import path, never code.
-CODE_PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:"
-                          r"[A-Za-z_][A-Za-z0-9_]*$")
 
 #: Keys of a parameter's schema that document it without changing what it accepts.
 _DOC_KEYS = frozenset({"description", "examples"})
 
 
-def apply(dir: str | Path, edits: Iterable[Mapping[str, Any]]) -> dict[str, list[Any]]:
+def apply(dir: str | Path, edits: Iterable[Mapping[str, Any]] | None = None
+          ) -> dict[str, list[Any]]:
     """Apply ``edits`` to the surface in ``dir`` under its policy.
 
     Args:
         dir: The surface directory (``tools.json`` is created by a first ``add``).
-        edits: ``{"tool", "kind", "value"}`` objects.
+        edits: ``{"tool", "kind", "value"}`` objects; None (or none) applies nothing.
 
     Returns:
         ``{"applied": [edit, ...], "refused": [{"edit", "reason"}, ...]}``. The file is
@@ -70,26 +77,35 @@ def apply(dir: str | Path, edits: Iterable[Mapping[str, Any]]) -> dict[str, list
     """
     tools = load_tools(dir)
     policy = load_policy(dir)
-    new_tools, applied, refused = apply_edits(tools, edits, policy)
+    if edits is None:
+        return {"applied": [], "refused": []}
+    new_tools, applied, refused = apply_edits(tools, edits, policy, load_pins(dir))
     if applied:
         save_tools(dir, new_tools)
     return {"applied": applied, "refused": refused}
 
 
 def apply_edits(tools: list[dict[str, Any]], edits: Iterable[Mapping[str, Any]],
-                policy: Mapping[str, Any]
+                policy: Mapping[str, Any], pins: Iterable[Mapping[str, Any]] = ()
                 ) -> tuple[list[dict[str, Any]], list[Any], list[dict[str, Any]]]:
     """The pure part of :func:`apply`: edits applied to a copy of ``tools``.
+
+    Args:
+        tools: The surface's entries.
+        edits: The edits, in order.
+        policy: As :func:`~workbench.surface.artifact.load_policy` returns it.
+        pins: ``pins.json`` entries: the tools the server defines.
 
     Returns:
         ``(new_tools, applied, refused)``; ``tools`` itself is never modified.
     """
     current = copy.deepcopy(tools)
+    served = {p["name"]: p for p in pins}
     applied: list[Any] = []
     refused: list[dict[str, Any]] = []
     for edit in edits:
         try:
-            current = _apply_one(current, edit, policy)
+            current = _apply_one(current, edit, policy, served)
         except PolicyRefused as exc:
             refused.append({"edit": _jsonable(edit), "reason": str(exc)})
         else:
@@ -101,12 +117,14 @@ def _jsonable(edit: Any) -> Any:
     return dict(edit) if isinstance(edit, Mapping) else edit
 
 
-def _apply_one(tools: list[dict[str, Any]], edit: Any,
-               policy: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _apply_one(tools: list[dict[str, Any]], edit: Any, policy: Mapping[str, Any],
+               served: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     if not isinstance(edit, Mapping) or set(edit) - {"tool", "kind", "value"} or \
-            not {"tool", "kind"} <= set(edit):
-        raise PolicyRefused('an edit is an object {"tool", "kind", "value"}; fix its shape')
-    name, kind, value = edit["tool"], edit["kind"], edit.get("value")
+            "kind" not in edit or ("tool" not in edit and edit["kind"] != "add"):
+        raise PolicyRefused('an edit is an object {"tool", "kind", "value"} (an add may '
+                            'leave out "tool": its value.name names it); fix its shape')
+    kind, value = edit["kind"], edit.get("value")
+    name = _add_name(edit) if kind == "add" else edit["tool"]
     if kind not in EDIT_KINDS:
         raise PolicyRefused(f"unknown edit kind {kind!r}; allowed kinds: "
                             f"{', '.join(EDIT_KINDS)}")
@@ -117,11 +135,12 @@ def _apply_one(tools: list[dict[str, Any]], edit: Any,
         raise PolicyRefused(f"{kind!r} edits are not allowed under {capability}{why}; "
                             f"this surface allows: {', '.join(allow) or 'nothing'}")
     if not isinstance(name, str) or not name:
-        raise PolicyRefused('"tool" must name the tool the edit is for')
+        raise PolicyRefused('"tool" must name the tool the edit is for (an add names it in '
+                            'value.name)')
     tools = copy.deepcopy(tools)
     index = next((i for i, t in enumerate(tools) if t["name"] == name), None)
     if kind == "add":
-        return _add(tools, index, name, value, capability)
+        return _add(tools, index, name, value, policy, served)
     if index is None:
         known = ", ".join(t["name"] for t in tools) or "none"
         raise PolicyRefused(f"no tool named {name!r} in this surface; tools: {known}")
@@ -144,25 +163,69 @@ def _apply_one(tools: list[dict[str, Any]], edit: Any,
         if not isinstance(value, str) or not CODE_PATH_RE.match(value):
             raise PolicyRefused(f"a code edit is an import path 'module:function' (like "
                                 f"'mypkg.tools:search'), got {value!r}; code text is never run")
+        _check_code(value, policy)
         tool["code"] = value
     return tools
 
 
+def _add_name(edit: Mapping[str, Any]) -> Any:
+    """The name an add edit adds: ``value.name``, or ``tool`` when the value has none."""
+    value = edit.get("value")
+    named = value.get("name") if isinstance(value, Mapping) else None
+    tool = edit.get("tool")
+    if named is not None and tool is not None and named != tool:
+        raise PolicyRefused(f"the edit's tool {tool!r} and its value.name {named!r} disagree; "
+                            f"an add takes its name from value.name, so give one name")
+    return named if named is not None else tool
+
+
+def _same_as_server(entry: dict[str, Any], pin: Mapping[str, Any]) -> None:
+    """Refuse an add that re-defines a tool the server defines; fill in its schema."""
+    wire = pin["wire"]
+    server_schema = wire.get("inputSchema") or {"type": "object", "properties": {}}
+    entry.setdefault("parameters", copy.deepcopy(dict(server_schema)))
+    changes = schema_changes(server_schema, entry["parameters"]) if isinstance(
+        entry["parameters"], Mapping) else ["parameters"]
+    for key, wire_key in (("annotations", "annotations"), ("output_schema", "outputSchema")):
+        if key in entry and entry[key] != wire.get(wire_key):
+            changes.append(key)
+    if changes:
+        raise PolicyRefused(
+            f"{entry['name']!r} is defined by server {pin['server']!r} (pins.json) with "
+            f"another contract ({'; '.join(changes)}); under mcp-tool an add cannot re-define "
+            f"a server's tool. Add it back as the server defines it (leave parameters out to "
+            f"take the pinned schema), or edit its description, params or examples")
+
+
+def _check_code(code: str, policy: Mapping[str, Any]) -> None:
+    problem = code_problem(code, policy)
+    if problem is not None:
+        raise PolicyRefused(problem)
+
+
 def _add(tools: list[dict[str, Any]], index: int | None, name: str, value: Any,
-         capability: str) -> list[dict[str, Any]]:
+         policy: Mapping[str, Any], served: Mapping[str, Mapping[str, Any]]
+         ) -> list[dict[str, Any]]:
+    capability = policy["capability"]
     if index is not None:
         raise PolicyRefused(f"a tool named {name!r} already exists; edit it, or remove it "
                             f"first")
+    if not TOOL_NAME_RE.match(name):
+        raise PolicyRefused(f"{name!r} is not a valid tool name; allowed: {TOOL_NAME_RULE}")
     if not isinstance(value, Mapping):
         raise PolicyRefused("an add edit's value is the tool object (description, parameters, "
                             "...)")
     entry = {"name": name, **{k: v for k, v in value.items() if k != "name"}}
+    if capability == "mcp-tool" and name in served:
+        _same_as_server(entry, served[name])
     unknown = sorted(set(entry) - set(TOOL_KEYS))
     if unknown:
         raise PolicyRefused(f"unknown tool keys {unknown}; allowed: {', '.join(TOOL_KEYS)}")
-    if "code" in entry and capability != "tools":
-        raise PolicyRefused(f"an added tool may not carry code under {capability}; the server "
-                            f"provides the implementation")
+    if "code" in entry:
+        if capability != "tools":
+            raise PolicyRefused(f"an added tool may not carry code under {capability}; the "
+                                f"server provides the implementation")
+        _check_code(entry["code"], policy)
     entry.setdefault("parameters", {"type": "object", "properties": {}})
     if not isinstance(entry.get("description"), str) or not entry["description"].strip():
         raise PolicyRefused("an added tool needs a non-empty description")

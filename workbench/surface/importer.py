@@ -7,6 +7,9 @@ fingerprint and the wire form of every tool) and, if there is none, a ``policy.j
 with capability ``mcp-tool``. The session is short-lived on purpose: an import is a
 snapshot, not a run.
 
+A tool whose name is empty or missing cannot be curated, pinned or called: it is skipped
+and reported under ``skipped``, never a crash.
+
 Some servers add tools a moment after connecting and announce them with
 ``tools/list_changed`` (server-everything does); ``settle`` waits that long for such
 announcements before the snapshot is taken.
@@ -32,7 +35,7 @@ from workbench.surface.artifact import (
     save_policy,
     save_tools,
 )
-from workbench.surface.pins import pin
+from workbench.surface.pins import has_name, pin
 
 __all__ = ["fetch_tools", "import_surface"]
 
@@ -88,7 +91,8 @@ def import_surface(servers: Any, out: str | Path, *,
         timeout: Seconds to wait for the servers' answers.
 
     Returns:
-        ``{"dir", "servers": [names], "tools": [names], "pinned": n, "shadowed": [...]}``.
+        ``{"dir", "servers": [names], "tools": [names], "pinned": n, "shadowed": [...],
+        "skipped": [{"server", "index", "reason"}]}`` (``skipped``: tools without a name).
 
     Raises:
         ConfigError: ``out`` already holds a curated surface and ``force`` is False.
@@ -106,6 +110,7 @@ def import_surface(servers: Any, out: str | Path, *,
     pins: list[dict[str, Any]] = []
     owner: dict[str, str] = {}
     shadowed: list[dict[str, str]] = []
+    skipped: list[dict[str, Any]] = []
     server_names = []
     for target, label in zip(targets, labels, strict=True):
         server, tools = fetch_tools(target, name=label, settle=settle, timeout=timeout)
@@ -113,7 +118,12 @@ def import_surface(servers: Any, out: str | Path, *,
             raise ToolCallError("protocol_error", f"server {server!r} lists no tools; there "
                                 f"is nothing to import")
         server_names.append(server)
-        for tool in tools:
+        for index, tool in enumerate(tools):
+            if not has_name(tool):
+                skipped.append({"server": server, "index": index,
+                                "reason": "the tool has no name (empty or missing); it cannot "
+                                          "be curated, pinned or called"})
+                continue
             if tool["name"] in owner:
                 shadowed.append({"tool": tool["name"], "owner": owner[tool["name"]],
                                  "shadowed": server})
@@ -127,4 +137,4 @@ def import_surface(servers: Any, out: str | Path, *,
     if not (out / POLICY_FILE).exists():
         save_policy(out, "mcp-tool")
     return {"dir": str(out), "servers": server_names, "tools": [e["name"] for e in entries],
-            "pinned": len(pins), "shadowed": shadowed}
+            "pinned": len(pins), "shadowed": shadowed, "skipped": skipped}

@@ -9,13 +9,18 @@ another resolver (usually :class:`~workbench.tools.mcp_client.MCPResolver`):
   invisible, and a call to it is refused with reason ``hidden by curation``;
 * a call goes to the server with the caller's arguments unchanged, validated against the
   server's own schema (curation never changes the contract);
-* every tool is pinned (``pins.json``, or trust on first use); a tool whose server
-  description changed (after ``tools/list_changed`` or a reconnect) is refused with
-  reason ``pin drift`` until :meth:`CuratedResolver.approve` re-pins it. Meanwhile agents
-  keep seeing the approved text, never the new one.
+* every tool is pinned (``pins.json``, or trust on first use) to its definition *and* the
+  server that offered it; a tool whose server description changed (after
+  ``tools/list_changed`` or a reconnect), or that another server now offers, even with
+  identical metadata, is refused with reason ``pin drift`` until
+  :meth:`CuratedResolver.approve` re-pins it. Meanwhile agents keep seeing the approved
+  text, never the new one.
 
-A ``code`` entry (capability ``tools``) runs in-process: the import path is resolved
-with :mod:`importlib` when the tool is first used; no text is evaluated.
+A ``code`` entry runs in-process, and only under capability ``tools`` with its module
+declared in ``policy.json`` (see :mod:`workbench.surface.code`); any other code entry
+makes the overlay refuse to load, before anything is imported. A coded tool's annotations
+are tools.json's word, so its calls are confirmed by the approver unless
+``trust_code=True`` (a scenario's ``trusted_code: true``).
 
 Example:
     >>> from workbench.tools.registry import ToolRegistry  # doctest: +SKIP
@@ -26,13 +31,13 @@ Example:
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import ToolDenied, ToolNotFound, WorkbenchError
-from workbench.surface.artifact import load_pins, load_tools, save_pins
+from workbench.errors import ConfigError, ToolDenied, ToolNotFound, WorkbenchError
+from workbench.surface.artifact import TOOLS_FILE, load_pins, load_policy, load_tools, save_pins
+from workbench.surface.code import code_problem, load_function
 from workbench.surface.pins import PinChange, compare, fingerprint, normalize_wire, pin
 from workbench.tools.registry import ToolResolver, ToolSpec
 
@@ -61,11 +66,26 @@ class PinDrift(ToolDenied):
 
     reason_code = "pin drift"
 
-    def __init__(self, agent: str, tool: str, fields: Iterable[str] = ()):
+    def __init__(self, agent: str, tool: str, fields: Iterable[str] = (),
+                 servers: tuple[str, str] | None = None):
         self.fields = tuple(fields)
-        changed = ", ".join(self.fields) or "its metadata"
-        super().__init__(agent, tool, None, f"The server changed {changed} since it was "
-                         f"approved; review it (workbench surface diff) and re-approve it.")
+        if servers is not None:
+            hint = (f"It was approved from server {servers[0]!r} but {servers[1]!r} offers it "
+                    f"now; a pin binds its server. Review it and approve it from the new "
+                    f"server if you trust it.")
+        else:
+            changed = ", ".join(self.fields) or "its metadata"
+            hint = (f"The server changed {changed} since it was approved; review it "
+                    f"(workbench surface diff) and re-approve it.")
+        super().__init__(agent, tool, None, hint)
+
+
+class _CodeOrigin:
+    """Who offers a coded tool, as the approval guard reads it (``name``, ``trusted``)."""
+
+    def __init__(self, module: str, trusted: bool):
+        self.name = f"code:{module}"
+        self.trusted = trusted
 
 
 class CuratedResolver:
@@ -77,14 +97,31 @@ class CuratedResolver:
         pins: ``pins.json`` entries; a tool without a pin is pinned when first seen.
         dir: The surface directory, if it came from one (``approve`` saves pins there).
         show_examples: Append the curated examples to the description agents read.
+        policy: The surface's policy (``load_policy``); None is ``mcp-tool``'s default,
+            under which no ``code`` entry is allowed.
+        trust_code: Believe coded tools' annotations (a scenario's ``trusted_code``).
+
+    Raises:
+        ConfigError: a ``code`` entry the policy does not allow (nothing is imported).
     """
 
     def __init__(self, tools: Iterable[Mapping[str, Any]], resolver: ToolResolver, *,
                  pins: Iterable[Mapping[str, Any]] = (), dir: str | Path | None = None,
-                 show_examples: bool = True):
+                 show_examples: bool = True, policy: Mapping[str, Any] | None = None,
+                 trust_code: bool = False):
         self.resolver = resolver
         self.dir = None if dir is None else Path(dir)
         self.show_examples = show_examples
+        self.policy = dict(policy) if policy is not None else {"capability": "mcp-tool",
+                                                               "modules": []}
+        self.trust_code = trust_code
+        tools = list(tools)
+        where = self.dir / TOOLS_FILE if self.dir is not None else "<surface>"
+        for i, entry in enumerate(tools):
+            if "code" in entry:
+                problem = code_problem(entry["code"], self.policy)
+                if problem is not None:
+                    raise ConfigError(where, f"tools[{i}].code", problem)
         self._entries = {t["name"]: dict(t) for t in tools}
         self._pins: dict[str, dict[str, Any]] = {p["name"]: dict(p) for p in pins}
         self._code: dict[str, Callable[..., dict[str, Any]]] = {}
@@ -92,8 +129,9 @@ class CuratedResolver:
 
     @classmethod
     def from_dir(cls, dir: str | Path, resolver: ToolResolver, **kwargs: Any) -> CuratedResolver:
-        """The overlay for the surface in ``dir`` (tools.json and pins.json)."""
-        return cls(load_tools(dir), resolver, pins=load_pins(dir), dir=dir, **kwargs)
+        """The overlay for the surface in ``dir`` (tools.json, policy.json and pins.json)."""
+        return cls(load_tools(dir), resolver, pins=load_pins(dir), dir=dir,
+                   policy=load_policy(dir), **kwargs)
 
     def install(self, registry: Any) -> CuratedResolver:
         """Attach to ``registry`` as its resolver and add the pin guard; returns ``self``."""
@@ -124,11 +162,12 @@ class CuratedResolver:
         if server is None:
             return None
         current = fingerprint(server)
+        owner = self._server_of(name)
         if name not in self._pins:  # trust on first use, then hold it to that
-            self._pins[name] = pin(server, self._server_of(name))
+            self._pins[name] = pin(server, owner)
         approved = self._pins[name]
         base: Any = server
-        if approved["fingerprint"] != current:
+        if approved["fingerprint"] != current or not self._same_server(approved, owner):
             # Drifted: keep showing what was approved, never the new text.
             base = approved["wire"]
         key = approved["fingerprint"] if base is not server else current
@@ -167,16 +206,31 @@ class CuratedResolver:
             return
         change = self.drift(name)
         if change is not None:
-            raise PinDrift(agent, name, change.fields)
+            moved = None
+            if "server" in change.fields:
+                moved = (self._pins[name]["server"], self._server_of(name))
+            raise PinDrift(agent, name, change.fields, moved)
 
     def drift(self, name: str) -> PinChange | None:
-        """How the server's current description of ``name`` differs from its pin, or None."""
+        """How what is offered as ``name`` now differs from its pin, or None.
+
+        A different server offering it is drift (field ``server``) even when every pinned
+        field is equal: a pin binds the tool to the server it was approved from.
+        """
         approved = self._pins.get(name)
         server = self.resolver.get_spec(name)
-        if approved is None or server is None or fingerprint(server) == approved["fingerprint"]:
+        if approved is None or server is None:
+            return None
+        moved = not self._same_server(approved, self._server_of(name))
+        if fingerprint(server) == approved["fingerprint"] and not moved:
             return None
         changes = compare([approved["wire"]], [server])
-        return next((c for c in changes if c.status != "same"), None)
+        change = next((c for c in changes if c.status != "same"), None)
+        if not moved:
+            return change
+        fields = tuple(sorted({"server", *(change.fields if change is not None else ())}))
+        return PinChange(name, "drift", fields, before=approved["wire"],
+                         after=normalize_wire(server))
 
     def drifted(self) -> list[PinChange]:
         """Every curated tool whose pin no longer matches the server, sorted by name."""
@@ -214,7 +268,14 @@ class CuratedResolver:
         return label(name) if callable(label) else "resolver"
 
     def connection_for(self, name: str) -> Any:
-        """The inner resolver's connection for ``name`` (approval reads its trust)."""
+        """Who offers ``name`` (the approval guard reads its ``name`` and ``trusted``).
+
+        The inner resolver's connection, or for a coded tool its module
+        (``code:<module>``), trusted only with ``trust_code``.
+        """
+        entry = self._entries.get(name, {})
+        if "code" in entry:
+            return _CodeOrigin(entry["code"].partition(":")[0], self.trust_code)
         return self.resolver.connection_for(name)  # type: ignore[attr-defined]
 
     def close(self) -> None:
@@ -232,6 +293,12 @@ class CuratedResolver:
             return str(self.connection_for(name).name)
         except (AttributeError, WorkbenchError, KeyError):
             return "server"
+
+    def _same_server(self, approved: Mapping[str, Any], owner: str) -> bool:
+        # A resolver that cannot say who serves a tool (no connection_for) cannot move it.
+        if getattr(self.resolver, "connection_for", None) is None:
+            return True
+        return approved["server"] == owner
 
     def _curate(self, entry: Mapping[str, Any], wire: Mapping[str, Any]) -> ToolSpec:
         schema = copy.deepcopy(dict(wire.get("inputSchema") or {}))
@@ -264,13 +331,5 @@ class CuratedResolver:
     def _function(self, entry: Mapping[str, Any]) -> Callable[..., dict[str, Any]]:
         name = entry["name"]
         if name not in self._code:
-            module, _, attr = entry["code"].partition(":")
-            try:
-                func = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError) as exc:
-                raise ToolNotFound(f"tool {name!r}: cannot import {entry['code']!r} ({exc}); "
-                                   f"fix the code path in tools.json") from None
-            if not callable(func):
-                raise ToolNotFound(f"tool {name!r}: {entry['code']!r} is not callable")
-            self._code[name] = func
+            self._code[name] = load_function(entry["code"], self.policy, name)
         return self._code[name]

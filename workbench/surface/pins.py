@@ -28,7 +28,16 @@ from typing import Any
 
 from workbench.contracts.events import canonical_json
 
-__all__ = ["PIN_FIELDS", "PinChange", "compare", "fingerprint", "normalize_wire", "pin"]
+__all__ = [
+    "PIN_FIELDS",
+    "PinChange",
+    "compare",
+    "fingerprint",
+    "has_name",
+    "nameless",
+    "normalize_wire",
+    "pin",
+]
 
 #: The wire fields a pin covers (``icons``, ``_meta`` and ``execution`` are presentation).
 PIN_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
@@ -61,6 +70,28 @@ def normalize_wire(tool: Any) -> dict[str, Any]:
         out[key] = value
     out.setdefault("description", "")
     return out
+
+
+def _wire_of(tool: Any) -> Any:
+    # A pins.json entry carries the wire form under "wire".
+    return tool["wire"] if isinstance(tool, Mapping) and "wire" in tool else tool
+
+
+def has_name(tool: Any) -> bool:
+    """True when ``tool`` (wire dict, pins entry or ToolSpec) has a non-empty string name.
+
+    A server can list a tool named ``""``; such a tool cannot be pinned, curated or called,
+    so every reader flags and skips it rather than crash on it.
+    """
+    wire = _wire_of(tool)
+    name = wire.get("name") if isinstance(wire, Mapping) else getattr(wire, "name", None)
+    return isinstance(name, str) and name != ""
+
+
+def nameless(tools: Iterable[Any] | Mapping[str, Any]) -> int:
+    """How many of ``tools`` have no name (see :func:`has_name`)."""
+    values = tools.values() if isinstance(tools, Mapping) else tools
+    return sum(1 for tool in values if not has_name(tool))
 
 
 def fingerprint(tool: Any) -> str:
@@ -106,9 +137,9 @@ def _by_name(tools: Iterable[Any] | Mapping[str, Any]) -> dict[str, dict[str, An
         tools = tools.values()
     out = {}
     for tool in tools:
-        # A pins.json entry carries the wire form under "wire".
-        wire = tool["wire"] if isinstance(tool, Mapping) and "wire" in tool else tool
-        norm = normalize_wire(wire)
+        if not has_name(tool):
+            continue  # flagged by the caller (see nameless), never a crash here
+        norm = normalize_wire(_wire_of(tool))
         out[norm["name"]] = norm
     return out
 
@@ -122,7 +153,8 @@ def compare(before: Iterable[Any] | Mapping[str, Any],
         after: What the server says now, in any of the same forms.
 
     Returns:
-        One :class:`PinChange` per tool. A removed tool and an added one whose schema and
+        One :class:`PinChange` per named tool (tools without a name are skipped: count
+        them with :func:`nameless`). A removed tool and an added one whose schema and
         behaviour fields (inputSchema, outputSchema, annotations) are equal pair up as
         one ``rename`` (the new name, with ``previous`` the old one); each removed tool
         pairs at most once, in name order, so the result is deterministic.

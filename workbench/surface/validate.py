@@ -9,9 +9,13 @@
 * ``examples[i]``: not valid against ``parameters``, or using a parameter that does not
   exist;
 * ``description`` / ``parameters.<p>.description``: documenting a parameter the schema
-  lacks (never document what the server does not have);
-* ``code``: not an import path ``module:function``, a module that cannot be found, or
-  code on a surface whose capability (``mcp-tool``) does not own the implementation;
+  lacks (never document what the server does not have). For a tool the server defines
+  (one ``pins.json`` pins) the schema checked against is the server's, not the curated
+  copy, and so are its examples; under ``mcp-tool`` a curated ``parameters`` that differs
+  from the server's schema beyond descriptions is a problem too;
+* ``code``: on a surface whose capability (``mcp-tool``) does not own the implementation,
+  not an import path ``module:function``, not in a module ``policy.json`` declares, in the
+  standard library, or a module that cannot be found (looked up, never imported);
 * the files themselves (``tools.json``, ``policy.json``, ``pins.json``) when they cannot be
   loaded; such a problem names the file and the key path.
 
@@ -28,7 +32,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +39,8 @@ from typing import Any
 from workbench.errors import ConfigError
 from workbench.surface.artifact import load_pins, load_policy, load_tools
 from workbench.surface.audit import phantom_params, tool_texts
-from workbench.surface.edits import CODE_PATH_RE
+from workbench.surface.code import code_problem, find_problem
+from workbench.surface.edits import schema_changes
 from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = ["validate"]
@@ -59,15 +63,17 @@ def validate(dir: str | Path) -> dict[str, Any]:
     except ConfigError as exc:
         return {"ok": False, "tools": 0,
                 "problems": [_problem(None, exc.key or Path(exc.path).name, str(exc))]}
-    capability = "mcp-tool"
-    for loader in (load_policy, load_pins):
-        try:
-            result = loader(dir)
-        except ConfigError as exc:
-            problems.append(_problem(None, exc.key or Path(exc.path).name, str(exc)))
-            continue
-        if loader is load_policy:
-            capability = result["capability"]
+    # Until policy.json loads, judge code as mcp-tool would: refuse it, import nothing.
+    policy: dict[str, Any] = {"capability": "mcp-tool", "allow": [], "modules": []}
+    served: dict[str, Mapping[str, Any]] = {}
+    try:
+        policy = load_policy(dir)
+    except ConfigError as exc:
+        problems.append(_problem(None, exc.key or Path(exc.path).name, str(exc)))
+    try:
+        served = {p["name"]: p for p in load_pins(dir)}
+    except ConfigError as exc:
+        problems.append(_problem(None, exc.key or Path(exc.path).name, str(exc)))
     seen: dict[str, int] = {}
     for i, entry in enumerate(tools):
         name = entry["name"]
@@ -78,20 +84,37 @@ def validate(dir: str | Path) -> dict[str, Any]:
             problems.append(_problem(name, "name", f"tools[{i}]: duplicate of tools[{seen[name]}]; "
                                      f"tool names must be unique"))
         seen.setdefault(name, i)
-        problems.extend(_check_tool(entry, capability))
+        pin = served.get(name) if "code" not in entry else None
+        problems.extend(_check_tool(entry, policy, pin))
     return {"ok": not problems, "tools": len(tools), "problems": problems}
 
 
-def _check_tool(entry: Mapping[str, Any], capability: str) -> list[dict[str, Any]]:
+def _server_schema(pin: Mapping[str, Any]) -> dict[str, Any]:
+    schema = pin["wire"].get("inputSchema")
+    return dict(schema) if isinstance(schema, Mapping) else {"type": "object", "properties": {}}
+
+
+def _check_tool(entry: Mapping[str, Any], policy: Mapping[str, Any],
+                pin: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     import jsonschema.exceptions
     import jsonschema.validators
 
     name = entry["name"]
+    capability = policy["capability"]
     out = []
     if not entry["description"].strip():
         out.append(_problem(name, "description", "is empty; say what the tool does and when "
                             "to use it"))
     schema = entry["parameters"]
+    if pin is not None:
+        # The server serves the call with its own schema: that is what must be documented.
+        server_schema = _server_schema(pin)
+        changes = schema_changes(server_schema, schema)
+        if changes and capability == "mcp-tool":
+            out.append(_problem(name, "parameters", f"differs from the schema of server "
+                                f"{pin['server']!r} (pins.json): {'; '.join(changes)}; under "
+                                f"mcp-tool only descriptions and examples may be curated"))
+        schema = server_schema
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     schema_ok = True
     try:
@@ -130,22 +153,8 @@ def _check_tool(entry: Mapping[str, Any], capability: str) -> list[dict[str, Any
                 where = "/".join(str(p) for p in err.absolute_path) or "arguments"
                 out.append(_problem(name, f"examples[{i}]", f"{where}: {err.message}"))
     if "code" in entry:
-        out.extend(_check_code(name, entry["code"], capability))
+        # Allowed first (pure), looked up only then: a refused path is never touched.
+        problem = code_problem(entry["code"], policy) or find_problem(entry["code"])
+        if problem is not None:
+            out.append(_problem(name, "code", problem))
     return out
-
-
-def _check_code(name: str, code: str, capability: str) -> list[dict[str, Any]]:
-    if capability != "tools":
-        return [_problem(name, "code", f"code is set but the capability is {capability}: the "
-                         f"server owns the implementation; remove it or use capability tools")]
-    if not CODE_PATH_RE.match(code):
-        return [_problem(name, "code", f"{code!r} is not an import path 'module:function'")]
-    module = code.split(":", 1)[0]
-    try:
-        found = importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        found = False
-    if not found:
-        return [_problem(name, "code", f"module {module!r} cannot be found; install it or fix "
-                         f"the path")]
-    return []

@@ -44,15 +44,16 @@ __all__ = [
     "compile_schema",
 ]
 
-#: The MCP tool-name rule.
-TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+#: The MCP tool-name rule. ``\Z``, not ``$``: ``$`` also matches before a final newline, so
+#: ``"oracle\n"`` would pass as a name and as a grant. Use it with ``fullmatch`` or ``match``.
+TOOL_NAME_RE = re.compile(r"\A[A-Za-z0-9_.-]{1,128}\Z")
 #: The rule in words, for error messages.
 TOOL_NAME_RULE = "1 to 128 characters from A-Z a-z 0-9 _ . -"
 
 
 def check_tool_name(name: object) -> str:
     """Return ``name`` if it follows the MCP naming rule, else raise :class:`ToolNameError`."""
-    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+    if not isinstance(name, str) or not TOOL_NAME_RE.fullmatch(name):
         raise ToolNameError(f"{name!r} is not a valid tool name; allowed: {TOOL_NAME_RULE}")
     return name
 

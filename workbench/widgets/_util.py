@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import functools
 import html
-import os
-import tempfile
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -130,17 +128,9 @@ def guarded(method: F) -> F:
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` so a crash leaves the old file or the new one, never half.
 
-    The text goes to a temporary file in the same directory (same file system), is
-    fsynced, and then replaces ``path`` with :func:`os.replace`.
+    One writer for the whole package (:func:`workbench.atomic.write_text_atomic`): the
+    file keeps its mode, and a symlink stays a link to the rewritten target.
     """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from workbench.atomic import write_text_atomic
+
+    write_text_atomic(path, text, mkdir=False)

@@ -384,7 +384,8 @@ class SurfaceEditor(widgets.VBox):
             self._set_problems({bad.field: bad.problem})
             self._show_status("not applied: fix the field")
             return
-        _, applied, refused = apply_edits(self._tools, edits, self._policy)
+        _, applied, refused = apply_edits(self._tools, edits, self._policy,
+                                          list(self._pins.values()))
         self._set_problems(_problems_of(refused))
         parts = []
         if applied:
