@@ -4,7 +4,7 @@ Commands::
 
     workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
                            [--format table|jsonl|csv]
-    workbench resume LEDGER [--config DIR] [--format table|jsonl|csv]
+    workbench resume LEDGER [--config DIR] [--format table|jsonl|csv] [--retry-interrupted]
     workbench validate [DIR]
     workbench verify LEDGER [--hash FINAL_HASH]
     workbench scenarios [--config DIR]
@@ -113,6 +113,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="how to print the ledger (default: table)")
     res.add_argument("--approve", action="append", default=[], metavar="TOOL",
                      help="as for `workbench run`")
+    res.add_argument("--retry-interrupted", action="store_true",
+                     help="send again a call that was in flight when the run was killed "
+                          "(by default it is recorded as interrupted and not re-sent)")
     res.set_defaults(func=_cmd_resume)
 
     val = sub.add_parser("validate", help="check a config directory and report every problem")
@@ -123,6 +126,8 @@ def _parser() -> argparse.ArgumentParser:
     ver.add_argument("ledger", help="a JSONL ledger written by `workbench run --ledger`")
     ver.add_argument("--hash", default=None, metavar="FINAL_HASH",
                      help="also require this final hash (detects a truncated file)")
+    ver.epilog = ("A ledger written with WORKBENCH_LEDGER_KEY set (a keyed chain) verifies "
+                  "only with the same key set.")
     ver.set_defaults(func=_cmd_verify)
 
     sc = sub.add_parser("scenarios", help="list the scenarios of a config directory")
@@ -177,7 +182,8 @@ def _resume(args: argparse.Namespace) -> int:
     _check_env_servers()
     progress = _progress()
     conductor = Conductor.resume(args.config, args.ledger, progress=progress,
-                                 approver=_approver(args, progress))
+                                 approver=_approver(args, progress),
+                                 retry_interrupted=args.retry_interrupted)
     replayed = conductor.pending_replay
     code = _run_and_print(conductor, args, None)
     # Said after the run, so a run that fails shows its error line and nothing else.
@@ -359,11 +365,18 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from workbench.engine.ledger import JsonlLedgerStore
+    from workbench.engine.ledger import JsonlLedgerStore, ledger_key
 
-    check = JsonlLedgerStore.verify(args.ledger)  # LedgerTampered is a WorkbenchError: exit 2
+    # LedgerTampered is a WorkbenchError: exit 2.
+    check = JsonlLedgerStore.verify(args.ledger, key=ledger_key())
     print(check.report())
     print(f"final_hash={check.final_hash}")
+    if not check.complete:
+        print(f"{args.ledger} is not a complete ledger: "
+              + ("it holds no event" if check.count == 0 else
+                 f"line {check.torn_line} is not a complete event")
+              + f"; `workbench resume {args.ledger}` finishes a killed run", file=sys.stderr)
+        return 1
     if args.hash is not None and args.hash != check.final_hash:
         print(f"final hash differs from the expected {args.hash}: events are missing or "
               f"the ledger is another run's", file=sys.stderr)

@@ -10,7 +10,7 @@ message, which always says what happened and what to do next::
      ├── ToolDenied               the registry refused a call before any transport was touched
      │    └── CapabilityViolation the agent was not granted the tool
      ├── ToolCallError            the call was made and failed: kind is tool_error, protocol_error,
-     │                            transport_error or timeout
+     │                            transport_error, timeout (or interrupted, by a resume)
      ├── LedgerError              a ledger file cannot be trusted
      │    └── LedgerTampered      the hash chain does not verify
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
@@ -40,7 +40,9 @@ __all__ = [
 ]
 
 #: The outcomes a failed tool call can have on a ``tool.called`` event.
-TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout")
+#: ``interrupted`` is written only by a resume: the call was in flight when its run was
+#: killed, so whether it ran is unknown.
+TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout", "interrupted")
 
 
 class WorkbenchError(Exception):

@@ -84,9 +84,17 @@ class TestStore:
 
     def test_refuses_to_overwrite_by_accident(self, tmp_path):
         path = tmp_path / "run.jsonl"
-        path.write_text("")
+        path.write_text("x\n")
         with pytest.raises(LedgerError, match="exists"):
             JsonlLedgerStore(path)
+        assert path.read_text() == "x\n"
+
+    def test_an_empty_file_holds_no_run_and_is_taken_over(self, tmp_path):
+        path = tmp_path / "run.jsonl"
+        path.write_text("")  # what a run killed before its first event leaves
+        with JsonlLedgerStore(path) as store:
+            ledger = small_ledger(store, 2)
+        assert JsonlLedgerStore.verify(path).final_hash == ledger.final_hash
 
     def test_tampered_line_is_detected_with_its_line_number(self, tmp_path):
         path = tmp_path / "run.jsonl"

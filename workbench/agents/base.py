@@ -11,6 +11,7 @@ goes straight to the registry, which still enforces the grants.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from workbench.agents.models import Model, ModelRequest, model_for
@@ -161,6 +162,15 @@ class ManifestAgent:
             CapabilityViolation: the manifest does not grant ``name``.
             ToolCallError: the call failed.
         """
+        return self.call_tool_with(name, params)
+
+    def call_tool_with(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """:meth:`call_tool` with the params as a mapping, whatever its keys.
+
+        A model may ask for params that are not keyword arguments (keys that are not
+        strings); the call still goes through the registry and onto the ledger.
+        """
+        params = dict(params)
         if self._turn is not None:
             return self._turn.call_tool(self, name, params)
         return self.registry.call(self.name, self.manifest, name, params)
@@ -191,7 +201,7 @@ class ManifestAgent:
         ))
         for call in reply.tool_calls:
             try:
-                self.call_tool(call.tool, **call.params)
+                self.call_tool_with(call.tool, call.params)
             except (ToolDenied, ToolCallError):
                 continue
         if reply.text is not None and self.manifest.may_emit:

@@ -10,8 +10,15 @@ One tick:
 3. Phase 2 runs the tick-scheduled agents in cast order. What they emit wakes subscribers
    in the next tick's phase 1.
 
-An agent that raises is recorded as ``agent.failed`` and the rest of the cast acts. A
-budget that runs out ends the run with ``run.finished`` and reason ``budget``.
+An agent that raises is recorded as ``agent.failed`` (its message, never an operator
+hint such as a server's log path) and the rest of the cast acts. A budget that runs out
+ends the run with ``run.finished`` and reason ``budget``.
+
+Writing to a file, the run's genesis is on disk (fsynced) before the first tool call, and
+a call to any tool but an in-process read-only one is written ahead to the intent log
+(:mod:`workbench.engine.intents`) before it is sent and its outcome flushed after: a
+resumed run never sends a call whose outcome is recorded, and records a call in flight
+at the kill as ``interrupted``.
 
 Example:
     >>> from workbench.engine.conductor import Conductor
@@ -37,9 +44,25 @@ from workbench.contracts.config import ConfigTree
 from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
-from workbench.engine.ledger import JsonlLedgerStore, Ledger
+from workbench.engine.intents import Intent, IntentLog, intents_path, params_digest
+from workbench.engine.ledger import JsonlLedgerStore, Ledger, ledger_key
+from workbench.engine.resuming import (
+    INTERRUPTED,
+    Diverged,
+    Interrupted,
+    Replayed,
+    check_started,
+    failure_payload,
+    replayed_outcome,
+)
 from workbench.engine.telemetry import CallsLog, calls_log_path
-from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
+from workbench.errors import (
+    LedgerError,
+    ToolCallError,
+    ToolDenied,
+    ToolNotFound,
+    WorkbenchError,
+)
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["Conductor", "RunResult"]
@@ -52,22 +75,6 @@ def _close_resolver(registry: ToolRegistry) -> None:
     close = getattr(registry.resolver, "close", None)
     if close is not None:
         close()
-
-
-class _Replayed:
-    """Marks an outcome re-derived from the ledger while resuming (nothing was called)."""
-
-
-class _ReplayedDenial(_Replayed, ToolDenied):
-    pass
-
-
-class _ReplayedFailure(_Replayed, ToolCallError):
-    pass
-
-
-class _Diverged(LedgerError):
-    """Resuming re-derived something other than what the ledger records."""
 
 
 class _BudgetSpent(Exception):
@@ -160,22 +167,28 @@ class Conductor:
         store: Where to write the ledger as it grows (optional).
         progress: Called as ``progress(tick, total_ticks)`` after each tick.
         models: Models by agent name, overriding what the manifests ask for.
+        key: Key of a keyed (HMAC) chain; :meth:`from_config` and :meth:`resume` take it
+            from ``WORKBENCH_LEDGER_KEY``.
     """
 
     def __init__(self, scenario: ScenarioConfig, manifests: Iterable[AgentManifest],
                  registry: ToolRegistry, *, seed: int | None = None,
                  store: JsonlLedgerStore | None = None, progress: Progress | None = None,
-                 models: dict[str, Model] | None = None):
+                 models: dict[str, Model] | None = None, key: bytes | None = None):
         self.scenario = scenario
         self.registry = registry
         self.seed = scenario.default_seed if seed is None else seed
         self.progress = progress
         models = models or {}
         self.agents = [build_agent(m, registry, models.get(m.name)) for m in manifests]
-        self.ledger = Ledger(f"{scenario.name}:{self.seed}", store)
+        self.ledger = Ledger(f"{scenario.name}:{self.seed}", store, key=key)
         self.telemetry: dict[int, dict[str, Any]] = {}
         #: Where telemetry is also written, beside a ledger file (set by from_config).
         self.calls_log: CallsLog | None = None
+        #: Where intents are written ahead of calls, beside a ledger file (from_config).
+        self.intents: IntentLog | None = None
+        #: Resend a call recorded as interrupted (``resume --retry-interrupted``).
+        self.retry_interrupted = False
         self.scene = scenario.genesis(self.seed)
         self.tick = 0
         self._subscribers: dict[str, list[ManifestAgent]] = {}
@@ -194,6 +207,9 @@ class Conductor:
         self._replay: deque[Event] = deque()
         self._live_store: JsonlLedgerStore | None = None
         self._resume_ticks: int | None = None
+        # Resuming: the call that was in flight at the kill (from the intent log).
+        self._in_flight: Intent | None = None
+        self._read_only: dict[str, bool] = {}
 
     @classmethod
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
@@ -221,23 +237,27 @@ class Conductor:
         """
         tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
         spec = tree.scenario(scenario)
+        cast = tree.cast_of(spec)
+        # The ledger first: a second writer fails at once, before any server is started.
+        store = JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path else None
         owned = registry is None
-        if registry is None:
-            from workbench.engine.tooling import scenario_registry
-
-            registry = scenario_registry(tree.root, spec, approver=approver)
         try:
-            store = (JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path
-                     else None)
-            conductor = cls(spec, tree.cast_of(spec), registry, seed=seed, store=store,
-                            progress=progress, models=models)
+            if registry is None:
+                from workbench.engine.tooling import scenario_registry
+
+                registry = scenario_registry(tree.root, spec, approver=approver)
+            conductor = cls(spec, cast, registry, seed=seed, store=store,
+                            progress=progress, models=models, key=ledger_key())
         except BaseException:
-            if owned:
+            if owned and registry is not None:
                 _close_resolver(registry)
+            if store is not None:
+                store.discard()
             raise
         conductor._owns_registry = owned
         if ledger_path:
             conductor.calls_log = CallsLog(calls_log_path(ledger_path))
+            conductor.intents = IntentLog(intents_path(ledger_path))
         return conductor
 
     def close(self) -> None:
@@ -247,6 +267,8 @@ class Conductor:
         """
         if self.calls_log is not None:
             self.calls_log.close()
+        if self.intents is not None:
+            self.intents.close()
         if self._owns_registry:
             _close_resolver(self.registry)
 
@@ -258,16 +280,17 @@ class Conductor:
     @classmethod
     def resume(cls, config: ConfigTree | str | Path, ledger_path: str | Path, *,
                registry: ToolRegistry | None = None, progress: Progress | None = None,
-               models: dict[str, Model] | None = None, approver: Any = None) -> Conductor:
+               models: dict[str, Model] | None = None, approver: Any = None,
+               retry_interrupted: bool = False) -> Conductor:
         """Continue a run that was cut short (killed, crashed) from its ledger file.
 
-        The file is verified, then cut back to the end of its last *complete* tick (the
-        last tick in the file may be partial; it is simply run again). The run is then
-        re-derived up to that point without calling any tool: every tool outcome is taken
-        from the ledger, and every re-derived event must hash exactly as recorded, which
-        proves the config still describes the same run. :meth:`run` then continues,
-        appending to the same file, so the finished ledger is byte-identical to one from
-        an uninterrupted run.
+        The file is locked and verified, and a torn last line is cut. The run is then
+        re-derived up to its last complete event without calling any tool: every tool
+        outcome is taken from the ledger, and every re-derived event must hash exactly as
+        recorded, which proves the config still describes the same run. :meth:`run` then
+        continues, appending to the same file, so the finished ledger is byte-identical
+        to one from an uninterrupted run. No call whose outcome is recorded is sent again;
+        a call the intent log shows in flight at the kill is recorded as ``interrupted``.
 
         Args:
             config: The config tree (or directory) the run was started from.
@@ -276,32 +299,38 @@ class Conductor:
             progress: Progress callback.
             models: Models by agent name, overriding the manifests.
             approver: As for :meth:`from_config`.
+            retry_interrupted: Send an interrupted call again (after recording it as
+                interrupted); the retry is recorded with ``retry_of``.
 
         Raises:
-            LedgerError: the file is not the start of a run, the run already finished, or
-                (when running) the config no longer re-derives the recorded events.
+            LedgerError: the file is not the start of a run, the run already finished, its
+                ``run.started`` is malformed, or (when running) the config no longer
+                re-derives the recorded events.
         """
-        found = JsonlLedgerStore.read(ledger_path)
-        first = found.events[0] if found.events else None
-        if first is None or first.kind != "run.started":
-            raise LedgerError(f"{ledger_path}: no run.started event at the start; only a "
-                              f"ledger written by a run can be resumed")
-        if found.events[-1].kind == "run.finished":
-            raise LedgerError(f"{ledger_path}: the run already finished "
-                              f"({found.events[-1].payload.get('reason')}); start a new one")
-        last_tick = found.events[-1].tick
-        keep = [e for e in found.events if e.tick < last_tick]
-        conductor = cls.from_config(config, first.payload["scenario"], registry=registry,
-                                    seed=first.payload["seed"], progress=progress,
-                                    models=models, approver=approver)
-        _, store = JsonlLedgerStore.resume(ledger_path, keep=len(keep))
-        conductor.calls_log = CallsLog(calls_log_path(ledger_path), keep_below=len(keep))
-        conductor._replay = deque(keep)
+        key = ledger_key()
+        found, store = JsonlLedgerStore.resume(ledger_path, key=key)
+        try:
+            first = check_started(ledger_path, found.events)
+            if found.events[-1].kind == "run.finished":
+                raise LedgerError(f"{ledger_path}: the run already finished "
+                                  f"({found.events[-1].payload.get('reason')}); start a new "
+                                  f"one")
+            in_flight = IntentLog.pending(intents_path(ledger_path), len(found.events),
+                                          ledger_path)
+            conductor = cls.from_config(config, first.payload["scenario"], registry=registry,
+                                        seed=first.payload["seed"], progress=progress,
+                                        models=models, approver=approver)
+        except BaseException:
+            store.close()
+            raise
+        conductor.calls_log = CallsLog(calls_log_path(ledger_path),
+                                       keep_below=len(found.events))
+        conductor.intents = IntentLog(intents_path(ledger_path), fresh=False)
+        conductor._replay = deque(found.events)
         conductor._resume_ticks = first.payload["ticks"]
-        if keep:
-            conductor._live_store = store
-        else:
-            conductor.ledger.store = store
+        conductor._live_store = store
+        conductor._in_flight = in_flight
+        conductor.retry_interrupted = retry_interrupted
         return conductor
 
     # -- running ----------------------------------------------------------------------
@@ -321,6 +350,8 @@ class Conductor:
             raise ValueError(f"ticks must be >= 0, got {total}")
         if not self.ledger.events:
             self._genesis(total)
+            if self.ledger.store is not None:
+                self.ledger.store.sync()  # a kill in tick 1 leaves a resumable ledger
         reason = "ticks"
         extra: dict[str, Any] = {}
         try:
@@ -341,7 +372,7 @@ class Conductor:
             extra["budget"] = spent.which
         except KeyboardInterrupt:
             reason = "stop"
-        except _Diverged:
+        except Diverged:
             # Nothing was written past the cut: the file is as resume() left it.
             if self._live_store is not None:
                 self._live_store.close()
@@ -397,14 +428,15 @@ class Conductor:
         turn = _Turn(self, tick, trigger)
         try:
             agent.take_turn(turn)
-        except (_BudgetSpent, _Diverged):
+        except (_BudgetSpent, Diverged):
             raise
         except Exception as exc:  # an agent's failure is recorded; the cast goes on
             cause = turn.denied_seq if turn.denied_seq is not None else turn.cause
-            payload = {"error": type(exc).__name__, "message": str(exc)}
-            if isinstance(exc, _Replayed) and self._replay:
+            if isinstance(exc, Replayed) and self._replay:
                 # A re-derived failure: the recorded words of the original exception.
                 payload = self._replay[0].payload
+            else:
+                payload = failure_payload(exc, agent)
             self._append(tick, "agent.failed", agent.name, payload, cause)
 
     def _check_budgets(self) -> None:
@@ -432,6 +464,8 @@ class Conductor:
     # -- recording --------------------------------------------------------------------
     def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
                 caused_by: int | None) -> Event:
+        if self._in_flight is not None and self._in_flight.seq == len(self.ledger):
+            raise self._diverged_in_flight(f"{kind} by {actor}")
         event = self.ledger.append(tick, kind, actor, payload, caused_by)
         if self._replay:
             self._check_replayed(event)
@@ -445,50 +479,107 @@ class Conductor:
     def _record_call(self, turn: _Turn, agent: ManifestAgent, tool: str,
                      params: dict[str, Any]) -> dict[str, Any]:
         limits = self.scenario.governor
-        base = {"tool": tool, "params": params}
+        base: dict[str, Any] = {"tool": tool, "params": params}
         if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
             event = self._append(turn.tick, "tool.denied", agent.name,
                                  {**base, "reason": "budget exhausted"}, turn.cause)
             turn.denied_seq = event.seq
             raise _BudgetSpent("max_tool_calls")
         self._tool_calls += 1
-        started = time.perf_counter()
-        try:
-            result = self._dispatch(agent, tool, params)
-        except ToolDenied as denied:
-            event = self._append(turn.tick, "tool.denied", agent.name,
-                                 {**base, "reason": denied.reason}, turn.cause)
-            turn.denied_seq = event.seq
-            self._telemetry(event.seq, tool, started, "none")
-            raise
-        except ToolCallError as failed:
+        while True:
+            started = time.perf_counter()
+            written_ahead = False
+            try:
+                if self._replay:
+                    result = replayed_outcome(self._replay[0], agent, tool, self._diverged)
+                else:
+                    written_ahead = self._write_ahead(turn, agent, tool, params)
+                    result = self.registry.call(agent.name, agent.manifest, tool, params)
+            except Interrupted:
+                event = self._append(turn.tick, "tool.called", agent.name,
+                                     {**base, "error": dict(INTERRUPTED)}, turn.cause)
+                if self._retries(event, agent, tool):
+                    base = {**base, "retry_of": event.seq}
+                    continue
+                raise ToolCallError("interrupted", INTERRUPTED["message"], tool) from None
+            except ToolDenied as denied:
+                event = self._append(turn.tick, "tool.denied", agent.name,
+                                     {**base, "reason": denied.reason}, turn.cause)
+                turn.denied_seq = event.seq
+                self._telemetry(event.seq, tool, started, "none")
+                self._flush_outcome(written_ahead)
+                raise
+            except ToolCallError as failed:
+                event = self._append(turn.tick, "tool.called", agent.name,
+                                     {**base, "error": failed.to_payload()}, turn.cause)
+                self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
+                self._flush_outcome(written_ahead)
+                raise
+            except (ToolNotFound, Diverged):
+                raise  # nothing was dispatched
+            except Exception as exc:
+                # A transport that broke its contract (raised something other than a
+                # ToolCallError): the call may have gone out, so it is recorded all the same.
+                failed = ToolCallError("transport_error", f"{type(exc).__name__}: {exc}", tool)
+                event = self._append(turn.tick, "tool.called", agent.name,
+                                     {**base, "error": failed.to_payload()}, turn.cause)
+                self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
+                self._flush_outcome(written_ahead)
+                raise failed from exc
             event = self._append(turn.tick, "tool.called", agent.name,
-                                 {**base, "error": failed.to_payload()}, turn.cause)
+                                 {**base, "result": result}, turn.cause)
             self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
-            raise
-        event = self._append(turn.tick, "tool.called", agent.name,
-                             {**base, "result": result}, turn.cause)
-        self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
-        return result
+            self._flush_outcome(written_ahead)
+            return result
 
-    def _dispatch(self, agent: ManifestAgent, tool: str, params: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """Call through the registry, or, while resuming, give the recorded outcome."""
-        if not self._replay:
-            return self.registry.call(agent.name, agent.manifest, tool, params)
-        recorded = self._replay[0]
-        if recorded.kind == "tool.called" and tool not in agent.manifest.tools:
-            # The grant check is pure: run it, so a grant taken away since is caught here.
-            raise self._diverged(recorded, f"a call of {tool!r} by {agent.name} that its "
-                                 f"manifest no longer grants")
-        if recorded.kind == "tool.denied" and recorded.payload.get("tool") == tool:
-            raise _ReplayedDenial(agent.name, tool, recorded.payload["reason"])
-        if recorded.kind == "tool.called" and recorded.payload.get("tool") == tool:
-            error = recorded.payload.get("error")
-            if error is not None:
-                raise _ReplayedFailure(error["kind"], error["message"], tool)
-            return recorded.payload["result"]
-        raise self._diverged(recorded, f"a call of {tool!r} by {agent.name}")
+    def _write_ahead(self, turn: _Turn, agent: ManifestAgent, tool: str,
+                     params: dict[str, Any]) -> bool:
+        """Before a live call: settle an interrupted one, or put the intent on disk.
+
+        Returns:
+            Whether an intent was written (the outcome is then flushed at once).
+
+        Raises:
+            Interrupted: this is the call the intent log shows in flight at the kill.
+        """
+        seq = len(self.ledger)
+        in_flight = self._in_flight
+        if in_flight is not None and in_flight.seq == seq:
+            if not in_flight.matches(agent.name, tool, params):
+                raise self._diverged_in_flight(f"a call of {tool!r} by {agent.name}")
+            self._in_flight = None
+            raise Interrupted
+        store = self.ledger.store
+        if (self.intents is None or store is None or tool not in agent.manifest.tools
+                or self._is_read_only(tool)):
+            return False  # nothing to repeat: refused before dispatch, or no side effect
+        store.flush()  # every event before the call is on disk before its intent
+        self.intents.write(Intent(seq, turn.tick, agent.name, tool, params_digest(params)))
+        return True
+
+    def _flush_outcome(self, written_ahead: bool) -> None:
+        if written_ahead and self.ledger.store is not None:
+            self.ledger.store.flush()
+
+    def _is_read_only(self, tool: str) -> bool:
+        """An in-process tool that says it is read-only: re-running it repeats nothing."""
+        known = self._read_only.get(tool)
+        if known is None:
+            known = False
+            if self.registry.transport_of(tool) == "in-process":
+                spec = self.registry.spec(tool)
+                known = bool((spec.annotations or {}).get("readOnlyHint") is True)
+            self._read_only[tool] = known
+        return known
+
+    def _retries(self, interrupted: Event, agent: ManifestAgent, tool: str) -> bool:
+        """Whether the interrupted call is sent again (recorded, or asked for)."""
+        if self._replay:
+            nxt = self._replay[0]
+            return (nxt.kind == "tool.called" and nxt.actor == agent.name
+                    and isinstance(nxt.payload, dict)
+                    and nxt.payload.get("retry_of") == interrupted.seq)
+        return self.retry_interrupted
 
     def _check_replayed(self, event: Event) -> None:
         recorded = self._replay.popleft()
@@ -497,8 +588,17 @@ class Conductor:
         if not self._replay:  # re-derived up to the cut: from here on, write
             self.ledger.store, self._live_store = self._live_store, None
 
+    def _diverged_in_flight(self, found: str) -> LedgerError:
+        intent, self._in_flight = self._in_flight, None
+        assert intent is not None
+        return Diverged(
+            f"cannot resume: a call of {intent.tool!r} by {intent.agent} (seq {intent.seq}) "
+            f"was in flight when the run was killed, but the current config gives {found}. "
+            f"Resume with the same config, or start a new run"
+        )
+
     def _diverged(self, recorded: Event, found: str) -> LedgerError:
-        return _Diverged(
+        return Diverged(
             f"cannot resume: at seq {recorded.seq} the ledger has {recorded.kind} by "
             f"{recorded.actor}, but the current config gives {found}. The manifests, the "
             f"scenario or the tools changed since the run started; resume with the same "
@@ -516,3 +616,4 @@ class Conductor:
         if self.calls_log is not None:
             at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
             self.calls_log.write(seq, {**record, "at": at})
+
