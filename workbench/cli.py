@@ -184,11 +184,15 @@ def _resume(args: argparse.Namespace) -> int:
     conductor = Conductor.resume(args.config, args.ledger, progress=progress,
                                  approver=_approver(args, progress),
                                  retry_interrupted=args.retry_interrupted)
-    replayed = conductor.pending_replay
+    replayed, cut = conductor.pending_replay, conductor.in_flight
     code = _run_and_print(conductor, args, None)
     # Said after the run, so a run that fails shows its error line and nothing else.
     print(f"resumed {args.ledger}: re-derived {replayed} recorded events without calling "
           f"any tool, then continued", file=sys.stderr)
+    if cut is not None:
+        what = "sent again" if args.retry_interrupted else "not sent again (--retry-interrupted)"
+        print(f"a call of {cut.tool!r} by {cut.agent} was in flight at the kill: recorded "
+              f"as interrupted, {what}", file=sys.stderr)
     return code
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -7,6 +8,7 @@ import pytest
 
 from workbench.contracts.config import ConfigTree
 from workbench.engine.conductor import Conductor
+from workbench.engine.ledger import JsonlLedgerStore
 from workbench.tools.builtins import register_builtins
 from workbench.tools.registry import ToolRegistry
 
@@ -196,3 +198,111 @@ class TestFailuresAndControl:
     def test_config_tree_can_be_passed_loaded(self, repo_root):
         tree = ConfigTree.load(repo_root / "config")
         assert run(tree, ticks=2).final_hash == run(repo_root / "config", ticks=2).final_hash
+
+
+class OddModel:
+    """A model that asks for calls whose params JSON cannot carry as they are."""
+
+    def respond(self, request):
+        from workbench.agents.models import ModelReply, ToolCallRequest
+
+        return ModelReply("done", (
+            ToolCallRequest("odd", {"big": 2**70, "ratio": float("nan"), "nested": {1: "a"}}),
+            ToolCallRequest("secret", {1: "int key", "b": [float("-inf")]}),
+        ))
+
+
+def odd_result(**params) -> dict:
+    deep: object = "bottom"
+    for _ in range(600):
+        deep = {"down": deep}
+    return {"big": 2**80 + 1, "inf": float("inf"), "mixed": {2: "x", "2": "y"}, "deep": deep}
+
+
+class TestEveryCallIsRecorded:
+    @pytest.fixture
+    def odd_config(self, config_dir):
+        (config_dir / "agents" / "calc.yaml").write_text(
+            "name: calc\nrole: worker\nsubscribes_to: []\nmay_emit: [calc.said]\n"
+            "schedule:\n  tick_every: 1\ntools: [odd]\n")
+        (config_dir / "scenarios" / "odd-values.yaml").write_text(
+            "name: odd-values\ntitle: Odd values\ngoal: Values JSON lacks.\ndefault_seed: 1\n"
+            "example_seeds: [1]\ngenesis_text: \"Start {seed}.\"\ncast: [calc]\n"
+            "governor:\n  max_ticks: 3\n")
+        return config_dir
+
+    def odd_run(self, config, path=None, **kw):
+        registry = ToolRegistry()
+        registry.register("odd", "Returns values JSON lacks.", odd_result)
+        registry.register("secret", "Never granted.", odd_result)
+        return Conductor.from_config(config, "odd-values", registry=registry,
+                                     models={"calc": OddModel()}, ledger_path=path, **kw)
+
+    def test_big_ints_nan_odd_keys_and_depth_lose_no_call(self, odd_config, tmp_path):
+        path = tmp_path / "odd.jsonl"
+        result = self.odd_run(odd_config, path).run(3)
+        kinds = [e.kind for e in result.ledger]
+        assert "agent.failed" not in kinds
+        called, denied = result.ledger.of_kind("tool.called"), result.violations
+        assert len(called) == 3 and len(denied) == 3  # one refused call a tick, each kept
+        assert called[0].payload["params"] == {"big": "1180591620717411303424",
+                                              "nested": {"1": "a"}, "ratio": "NaN"}
+        out = called[0].payload["result"]
+        assert out["big"] == str(2**80 + 1) and out["inf"] == "Infinity"
+        assert out["mixed"] == [["2", "y"], [2, "x"]]
+        assert denied[0].payload["params"] == {"1": "int key", "b": ["-Infinity"]}
+        assert denied[0].payload["reason"] == "not granted"
+        # The file holds the same events, verifies, and resumes to the same bytes.
+        found = JsonlLedgerStore.read(path)
+        assert [e.to_dict() for e in found.events] == [e.to_dict() for e in result.ledger]
+        whole = path.read_bytes()
+        cut = tmp_path / "cut.jsonl"
+        cut.write_bytes(whole[: len(whole) * 2 // 3])
+        registry = ToolRegistry()
+        registry.register("odd", "Returns values JSON lacks.", odd_result)
+        Conductor.resume(odd_config, cut, registry=registry, models={"calc": OddModel()}).run()
+        assert cut.read_bytes() == whole
+
+    def test_a_refused_call_with_int_keys_is_a_violation(self, odd_config):
+        # Same refusal through the generic agent's path: the ledger holds every denial.
+        result = self.odd_run(odd_config).run(1)
+        assert [e.payload["tool"] for e in result.violations] == ["secret"]
+
+
+class TestFailuresRecordNoOperatorHint:
+    def test_agent_failed_has_the_message_not_the_log_path(self, repo_root, tmp_path):
+        from workbench.errors import ToolCallError
+
+        def failing(seed: str) -> dict:
+            raise ToolCallError("transport_error", "the server closed the connection",
+                                "oracle", operator_hint=f"server log: /tmp/x-{tmp_path.name}.log")
+
+        registry = ToolRegistry()
+        registry.register("oracle", "Fails.", failing)
+        result = run(repo_root / "config", ticks=2, registry=registry)
+        failed = result.ledger.of_kind("agent.failed")
+        assert failed and all(e.payload == {
+            "error": "ToolCallError",
+            "message": "oracle: transport_error: the server closed the connection"}
+            for e in failed)
+
+    def test_two_runs_with_a_dying_server_give_identical_ledgers(self, repo_root, tmp_path,
+                                                                 workbench_cli, offline_env):
+        server = repo_root / "tests" / "tools" / "servers" / "counting_server.py"
+        env = {**offline_env, "MCP_SERVERS": f"{sys.executable} {server} --count "
+                                              f"{tmp_path / 'count'}"}
+        ledgers = []
+        for name in ("a", "b"):
+            out = subprocess.run([*workbench_cli, "run", "oracle-grove", "--ticks", "2",
+                                  "--approve", "oracle", "--format", "jsonl"],
+                                 cwd=repo_root, env=env, capture_output=True, text=True,
+                                 timeout=300)
+            assert out.returncode == 0, out.stderr
+            ledgers.append(out.stdout)
+            (tmp_path / f"{name}.jsonl").write_text(out.stdout)
+        assert ledgers[0] == ledgers[1]
+        failed = [json.loads(line) for line in ledgers[0].splitlines()
+                  if '"kind":"agent.failed"' in line]
+        assert len(failed) == 2
+        assert all("transport_error" in f["payload"]["message"] for f in failed)
+        assert not any(".log" in line or "log:" in line for line in ledgers[0].splitlines())

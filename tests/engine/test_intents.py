@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from workbench.engine.intents import IntentLog, intents_path
 from workbench.engine.ledger import JsonlLedgerStore
 from workbench.errors import LedgerError
 
@@ -175,6 +174,8 @@ class TestKillAndResume:
 
 class TestIntentLog:
     def test_an_intent_beyond_the_ledger_is_refused(self, tmp_path):
+        from workbench.engine.intents import IntentLog, intents_path
+
         path = tmp_path / "run.jsonl"
         intents_path(path).write_text(json.dumps(
             {"agent": "a", "params": "0", "seq": 9, "tick": 1, "tool": "t"}) + "\n")
@@ -182,6 +183,8 @@ class TestIntentLog:
             IntentLog.pending(intents_path(path), 4)
 
     def test_a_torn_intent_was_never_sent(self, tmp_path):
+        from workbench.engine.intents import IntentLog, intents_path
+
         path = intents_path(tmp_path / "run.jsonl")
         path.write_text(json.dumps({"agent": "a", "params": "0", "seq": 3, "tick": 1,
                                     "tool": "t"}) + "\n" + '{"agent": "b", "par')

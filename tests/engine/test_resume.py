@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -111,3 +112,73 @@ class TestResume:
         assert out.returncode == 0, out.stderr
         assert killed.read_bytes() == whole.read_bytes()
         assert "resumed" in out.stderr
+
+
+def crafted(path, payload: object) -> None:
+    """A hash-valid ledger whose run.started payload is ``payload``."""
+    from workbench.engine.ledger import Ledger
+
+    with JsonlLedgerStore(path) as store:
+        ledger = Ledger("oracle-grove:7", store)
+        ledger.append(0, "run.started", "conductor", payload)
+        ledger.append(0, "world.observed", "world", {"text": "Dawn."})
+
+
+GOOD = {"scenario": "oracle-grove", "seed": 7, "ticks": 3,
+        "cast": ["fortune-teller", "scene-whisperer"]}
+
+
+class TestCraftedLedgers:
+    @pytest.mark.parametrize(("change", "field"), [
+        ({"scenario": None}, "scenario"),
+        ({"scenario": 5}, "scenario"),
+        ({"scenario": ""}, "scenario"),
+        ({"seed": "7"}, "seed"),
+        ({"seed": True}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"ticks": -1}, "ticks"),
+        ({"ticks": "many"}, "ticks"),
+        ({"cast": "fortune-teller"}, "cast"),
+        ({"config": "/etc"}, "'config'"),
+        ({"scenario": "no-such-scenario"}, "no-such-scenario"),
+    ])
+    def test_an_odd_run_started_is_one_line_naming_the_field(self, repo_root, tmp_path,
+                                                             change, field):
+        payload = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+        path = tmp_path / "crafted.jsonl"
+        crafted(path, payload)
+        before = path.read_bytes()
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "resume", str(path),
+                               "--config", str(repo_root / "config")],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+        assert field in proc.stderr and "Traceback" not in proc.stderr
+        assert path.read_bytes() == before  # nothing lost
+
+    def test_a_payload_that_is_not_an_object(self, repo_root, tmp_path):
+        path = tmp_path / "crafted.jsonl"
+        crafted(path, ["oracle-grove"])
+        with pytest.raises(LedgerError, match="run.started payload is list"):
+            Conductor.resume(repo_root / "config", path, registry=registry())
+
+    def test_a_malformed_recorded_outcome_is_refused_not_a_traceback(self, repo_root,
+                                                                     tmp_path):
+        from workbench.engine.ledger import Ledger
+
+        path = tmp_path / "crafted.jsonl"
+        with JsonlLedgerStore(path) as store:
+            ledger = Ledger("oracle-grove:7", store)
+            ledger.append(0, "run.started", "conductor", GOOD)
+            text = "Dawn in the oracle grove (seed 7). Mist hangs over the standing stones."
+            ledger.append(0, "world.observed", "world", {"text": text})
+            ledger.append(1, "tool.called", "fortune-teller",
+                          {"tool": "oracle", "params": {"seed": text}, "error": "boom"})
+        with pytest.raises(LedgerError, match="recorded outcome is malformed"):
+            Conductor.resume(repo_root / "config", path, registry=registry()).run()
+
+    def test_an_empty_ledger_is_refused_with_what_to_do(self, repo_root, tmp_path):
+        path = tmp_path / "empty.jsonl"
+        path.write_bytes(b"")
+        with pytest.raises(LedgerError, match="no run.started event"):
+            Conductor.resume(repo_root / "config", path, registry=registry())

@@ -14,11 +14,9 @@ An agent that raises is recorded as ``agent.failed`` (its message, never an oper
 hint such as a server's log path) and the rest of the cast acts. A budget that runs out
 ends the run with ``run.finished`` and reason ``budget``.
 
-Writing to a file, the run's genesis is on disk (fsynced) before the first tool call, and
-a call to any tool but an in-process read-only one is written ahead to the intent log
-(:mod:`workbench.engine.intents`) before it is sent and its outcome flushed after: a
-resumed run never sends a call whose outcome is recorded, and records a call in flight
-at the kill as ``interrupted``.
+With a ledger file, the genesis is fsynced before the first call, and a call that may
+change things is written ahead (:mod:`workbench.engine.intents`): a resume never re-sends
+a recorded call, and records one in flight at the kill as ``interrupted``.
 
 Example:
     >>> from workbench.engine.conductor import Conductor
@@ -44,7 +42,13 @@ from workbench.contracts.config import ConfigTree
 from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
-from workbench.engine.intents import Intent, IntentLog, intents_path, params_digest
+from workbench.engine.intents import (
+    Intent,
+    IntentLog,
+    intents_path,
+    may_change_things,
+    params_digest,
+)
 from workbench.engine.ledger import JsonlLedgerStore, Ledger, ledger_key
 from workbench.engine.resuming import (
     INTERRUPTED,
@@ -56,13 +60,7 @@ from workbench.engine.resuming import (
     replayed_outcome,
 )
 from workbench.engine.telemetry import CallsLog, calls_log_path
-from workbench.errors import (
-    LedgerError,
-    ToolCallError,
-    ToolDenied,
-    ToolNotFound,
-    WorkbenchError,
-)
+from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["Conductor", "RunResult"]
@@ -209,7 +207,6 @@ class Conductor:
         self._resume_ticks: int | None = None
         # Resuming: the call that was in flight at the kill (from the intent log).
         self._in_flight: Intent | None = None
-        self._read_only: dict[str, bool] = {}
 
     @classmethod
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
@@ -271,6 +268,11 @@ class Conductor:
             self.intents.close()
         if self._owns_registry:
             _close_resolver(self.registry)
+
+    @property
+    def in_flight(self) -> Intent | None:
+        """Resuming: the call that was in flight at the kill (recorded as interrupted)."""
+        return self._in_flight
 
     @property
     def pending_replay(self) -> int:
@@ -494,7 +496,7 @@ class Conductor:
                     result = replayed_outcome(self._replay[0], agent, tool, self._diverged)
                 else:
                     written_ahead = self._write_ahead(turn, agent, tool, params)
-                    result = self.registry.call(agent.name, agent.manifest, tool, params)
+                    result = self._send(agent, tool, params)
             except Interrupted:
                 event = self._append(turn.tick, "tool.called", agent.name,
                                      {**base, "error": dict(INTERRUPTED)}, turn.cause)
@@ -515,22 +517,21 @@ class Conductor:
                 self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
                 self._flush_outcome(written_ahead)
                 raise
-            except (ToolNotFound, Diverged):
-                raise  # nothing was dispatched
-            except Exception as exc:
-                # A transport that broke its contract (raised something other than a
-                # ToolCallError): the call may have gone out, so it is recorded all the same.
-                failed = ToolCallError("transport_error", f"{type(exc).__name__}: {exc}", tool)
-                event = self._append(turn.tick, "tool.called", agent.name,
-                                     {**base, "error": failed.to_payload()}, turn.cause)
-                self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
-                self._flush_outcome(written_ahead)
-                raise failed from exc
             event = self._append(turn.tick, "tool.called", agent.name,
                                  {**base, "result": result}, turn.cause)
             self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
             self._flush_outcome(written_ahead)
             return result
+
+    def _send(self, agent: ManifestAgent, tool: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Call through the registry; a non-WorkbenchError is a recorded transport_error."""
+        try:
+            return self.registry.call(agent.name, agent.manifest, tool, params)
+        except WorkbenchError:
+            raise
+        except Exception as exc:
+            raise ToolCallError("transport_error", f"{type(exc).__name__}: {exc}",
+                                tool) from exc
 
     def _write_ahead(self, turn: _Turn, agent: ManifestAgent, tool: str,
                      params: dict[str, Any]) -> bool:
@@ -551,7 +552,7 @@ class Conductor:
             raise Interrupted
         store = self.ledger.store
         if (self.intents is None or store is None or tool not in agent.manifest.tools
-                or self._is_read_only(tool)):
+                or not may_change_things(self.registry, tool)):
             return False  # nothing to repeat: refused before dispatch, or no side effect
         store.flush()  # every event before the call is on disk before its intent
         self.intents.write(Intent(seq, turn.tick, agent.name, tool, params_digest(params)))
@@ -560,17 +561,6 @@ class Conductor:
     def _flush_outcome(self, written_ahead: bool) -> None:
         if written_ahead and self.ledger.store is not None:
             self.ledger.store.flush()
-
-    def _is_read_only(self, tool: str) -> bool:
-        """An in-process tool that says it is read-only: re-running it repeats nothing."""
-        known = self._read_only.get(tool)
-        if known is None:
-            known = False
-            if self.registry.transport_of(tool) == "in-process":
-                spec = self.registry.spec(tool)
-                known = bool((spec.annotations or {}).get("readOnlyHint") is True)
-            self._read_only[tool] = known
-        return known
 
     def _retries(self, interrupted: Event, agent: ManifestAgent, tool: str) -> bool:
         """Whether the interrupted call is sent again (recorded, or asked for)."""

@@ -29,13 +29,25 @@ from typing import IO, Any
 from workbench.contracts.events import canonical_bytes
 from workbench.errors import LedgerError
 
-__all__ = ["Intent", "IntentLog", "intents_path", "params_digest"]
+__all__ = ["Intent", "IntentLog", "intents_path", "may_change_things", "params_digest"]
 
 
 def intents_path(ledger_path: str | Path) -> Path:
     """Where the intent log of ``ledger_path`` lives (``run.jsonl`` -> ``run.intents.jsonl``)."""
     path = Path(ledger_path)
     return path.with_name(f"{path.stem}.intents.jsonl")
+
+
+def may_change_things(registry: Any, tool: str) -> bool:
+    """Whether a call of ``tool`` needs an intent: all but in-process read-only tools.
+
+    Only an in-process tool's ``readOnlyHint`` is believed (we wrote it); whatever a server
+    says, a call over MCP may have a side effect.
+    """
+    if registry.transport_of(tool) != "in-process":
+        return True
+    annotations = registry.spec(tool).annotations or {}
+    return annotations.get("readOnlyHint") is not True
 
 
 def params_digest(params: Any) -> str:
