@@ -286,6 +286,7 @@ class TestFailuresRecordNoOperatorHint:
             "message": "oracle: transport_error: the server closed the connection"}
             for e in failed)
 
+    @pytest.mark.timeout(600)  # a server start per call, twice over
     def test_two_runs_with_a_dying_server_give_identical_ledgers(self, repo_root, tmp_path,
                                                                  workbench_cli, offline_env):
         server = repo_root / "tests" / "tools" / "servers" / "counting_server.py"

@@ -94,6 +94,7 @@ def resume(cli, env, config, ledger, *extra) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=180)
 
 
+@pytest.mark.timeout(600)  # several CLI and server starts each, on a loaded machine
 class TestKillAndResume:
     # (call held, held before or after its side effect): tick 1 (the genesis must be on
     # disk), the middle of the run, the last tick.
@@ -115,6 +116,7 @@ class TestKillAndResume:
 
         out = resume(workbench_cli, offline_env, config_dir, ledger)
         assert out.returncode == 0, out.stderr
+        assert "a call of 'record' by clerk was in flight at the kill" in out.stderr
         done, cut, _ = calls(ledger)
         assert cut == [hold_at]  # in flight at the kill: outcome unknown, not re-sent
         assert done == [n for n in range(1, STEPS + 1) if n != hold_at]

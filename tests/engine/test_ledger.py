@@ -273,6 +273,7 @@ class TestVerifyCli:
             assert b"s3cr3t" not in file.read_bytes()
 
 
+@pytest.mark.timeout(600)  # real processes, started side by side on a loaded machine
 class TestOneWriter:
     def long_run(self, cli, env, repo_root, path, *extra):
         return subprocess.Popen(

@@ -180,5 +180,5 @@ class TestCraftedLedgers:
     def test_an_empty_ledger_is_refused_with_what_to_do(self, repo_root, tmp_path):
         path = tmp_path / "empty.jsonl"
         path.write_bytes(b"")
-        with pytest.raises(LedgerError, match="no run.started event"):
+        with pytest.raises(LedgerError, match="holds no event: the run was killed before"):
             Conductor.resume(repo_root / "config", path, registry=registry())

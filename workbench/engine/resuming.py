@@ -86,8 +86,12 @@ def check_started(path: str | Path, events: list[Event]) -> Event:
     Raises:
         LedgerError: there is none, or a field is missing, of the wrong type or unknown.
     """
-    first = events[0] if events else None
-    if first is None or first.kind != "run.started":
+    if not events:
+        raise LedgerError(f"{path}: holds no event: the run was killed before it started, "
+                          f"so nothing happened; start it again with `workbench run` (it "
+                          f"takes over an empty ledger file)")
+    first = events[0]
+    if first.kind != "run.started":
         raise LedgerError(f"{path}: no run.started event at the start; only a ledger "
                           f"written by a run can be resumed")
     payload = first.payload
