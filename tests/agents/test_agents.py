@@ -6,7 +6,7 @@ from workbench.agents.base import ManifestAgent, format_tools_block
 from workbench.agents.handlers import FortuneTeller, build_agent
 from workbench.agents.models import ModelRequest, ScriptedModel, StubModel, model_for
 from workbench.contracts.manifest import AgentManifest, ScriptStep
-from workbench.errors import CapabilityViolation
+from workbench.errors import CapabilityViolation, ToolCallError
 from workbench.tools.registry import ToolRegistry
 
 
@@ -109,3 +109,13 @@ class TestModels:
         assert [r.text for r in replies] == ["one", None, "three", "one"]
         assert replies[1].tool_calls[0].tool == "oracle"
         assert replies[1].tool_calls[0].params == {"seed": "s"}
+
+
+class TestCallsWhateverTheParams:
+    def test_params_with_non_string_keys_still_reach_the_registry(self, registry):
+        agent = ManifestAgent(manifest(tools=["oracle"]), registry)
+        with pytest.raises(CapabilityViolation):
+            agent.call_tool_with("secret", {1: "x"})  # refused by the boundary, not by Python
+        with pytest.raises(ToolCallError, match="invalid arguments"):
+            agent.call_tool_with("oracle", {1: "x", "seed": "s"})
+        assert agent.call_tool_with("oracle", {"seed": "s"}) == agent.call_tool("oracle", seed="s")
