@@ -56,6 +56,8 @@ from workbench.engine.resuming import (
     Interrupted,
     Replayed,
     check_started,
+    diverged,
+    diverged_in_flight,
     failure_payload,
     replayed_outcome,
 )
@@ -467,7 +469,7 @@ class Conductor:
     def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
                 caused_by: int | None) -> Event:
         if self._in_flight is not None and self._in_flight.seq == len(self.ledger):
-            raise self._diverged_in_flight(f"{kind} by {actor}")
+            raise self._cut_in_flight(f"{kind} by {actor}")
         event = self.ledger.append(tick, kind, actor, payload, caused_by)
         if self._replay:
             self._check_replayed(event)
@@ -493,7 +495,7 @@ class Conductor:
             written_ahead = False
             try:
                 if self._replay:
-                    result = replayed_outcome(self._replay[0], agent, tool, self._diverged)
+                    result = replayed_outcome(self._replay[0], agent, tool, diverged)
                 else:
                     written_ahead = self._write_ahead(turn, agent, tool, params)
                     result = self._send(agent, tool, params)
@@ -547,7 +549,7 @@ class Conductor:
         in_flight = self._in_flight
         if in_flight is not None and in_flight.seq == seq:
             if not in_flight.matches(agent.name, tool, params):
-                raise self._diverged_in_flight(f"a call of {tool!r} by {agent.name}")
+                raise self._cut_in_flight(f"a call of {tool!r} by {agent.name}")
             self._in_flight = None
             raise Interrupted
         store = self.ledger.store
@@ -562,6 +564,11 @@ class Conductor:
         if written_ahead and self.ledger.store is not None:
             self.ledger.store.flush()
 
+    def _cut_in_flight(self, found: str) -> LedgerError:
+        intent, self._in_flight = self._in_flight, None
+        assert intent is not None
+        return diverged_in_flight(intent, found)
+
     def _retries(self, interrupted: Event, agent: ManifestAgent, tool: str) -> bool:
         """Whether the interrupted call is sent again (recorded, or asked for)."""
         if self._replay:
@@ -574,26 +581,9 @@ class Conductor:
     def _check_replayed(self, event: Event) -> None:
         recorded = self._replay.popleft()
         if event.hash != recorded.hash:
-            raise self._diverged(recorded, f"{event.kind} by {event.actor}")
+            raise diverged(recorded, f"{event.kind} by {event.actor}")
         if not self._replay:  # re-derived up to the cut: from here on, write
             self.ledger.store, self._live_store = self._live_store, None
-
-    def _diverged_in_flight(self, found: str) -> LedgerError:
-        intent, self._in_flight = self._in_flight, None
-        assert intent is not None
-        return Diverged(
-            f"cannot resume: a call of {intent.tool!r} by {intent.agent} (seq {intent.seq}) "
-            f"was in flight when the run was killed, but the current config gives {found}. "
-            f"Resume with the same config, or start a new run"
-        )
-
-    def _diverged(self, recorded: Event, found: str) -> LedgerError:
-        return Diverged(
-            f"cannot resume: at seq {recorded.seq} the ledger has {recorded.kind} by "
-            f"{recorded.actor}, but the current config gives {found}. The manifests, the "
-            f"scenario or the tools changed since the run started; resume with the same "
-            f"config, or start a new run"
-        )
 
     def _telemetry(self, seq: int, tool: str, started: float, transport: str) -> None:
         if self._replay:

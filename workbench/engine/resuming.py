@@ -27,6 +27,8 @@ __all__ = [
     "ReplayedDenial",
     "ReplayedFailure",
     "check_started",
+    "diverged",
+    "diverged_in_flight",
     "failure_payload",
     "replayed_outcome",
 ]
@@ -57,6 +59,25 @@ INTERRUPTED = {
     "message": "the call was in flight when the run was killed; whether it ran is unknown "
                "(resume with --retry-interrupted to send it again)",
 }
+
+def diverged(recorded: Event, found: str) -> Diverged:
+    """The error for a re-derived event that is not the one ``recorded``."""
+    return Diverged(
+        f"cannot resume: at seq {recorded.seq} the ledger has {recorded.kind} by "
+        f"{recorded.actor}, but the current config gives {found}. The manifests, the "
+        f"scenario or the tools changed since the run started; resume with the same "
+        f"config, or start a new run"
+    )
+
+
+def diverged_in_flight(intent: Any, found: str) -> Diverged:
+    """The error for a resume that does not re-derive the call in flight at the kill."""
+    return Diverged(
+        f"cannot resume: a call of {intent.tool!r} by {intent.agent} (seq {intent.seq}) "
+        f"was in flight when the run was killed, but the current config gives {found}. "
+        f"Resume with the same config, or start a new run"
+    )
+
 
 #: The fields a ``run.started`` payload has.
 _STARTED_FIELDS = ("cast", "scenario", "seed", "ticks")
