@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -207,8 +208,7 @@ class Conductor:
         self._replay: deque[Event] = deque()
         self._live_store: JsonlLedgerStore | None = None
         self._resume_ticks: int | None = None
-        # Resuming: the call that was in flight at the kill (from the intent log).
-        self._in_flight: Intent | None = None
+        self._in_flight: Intent | None = None  # resuming: the call cut by the kill
 
     @classmethod
     def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
@@ -352,13 +352,13 @@ class Conductor:
         total = ticks
         if total < 0:
             raise ValueError(f"ticks must be >= 0, got {total}")
-        if not self.ledger.events:
-            self._genesis(total)
-            if self.ledger.store is not None:
-                self.ledger.store.sync()  # a kill in tick 1 leaves a resumable ledger
         reason = "ticks"
         extra: dict[str, Any] = {}
         try:
+            if not self.ledger.events:
+                self._genesis(total)
+                if self.ledger.store is not None:
+                    self.ledger.store.sync()  # a kill in tick 1 leaves a resumable ledger
             while self.tick < total:
                 if self._stop:
                     reason = "stop"
@@ -376,11 +376,12 @@ class Conductor:
             extra["budget"] = spent.which
         except KeyboardInterrupt:
             reason = "stop"
-        except Diverged:
-            # Nothing was written past the cut: the file is as resume() left it.
-            if self._live_store is not None:
-                self._live_store.close()
-            self.close()
+        except BaseException:
+            # Diverged, a full disk, a bug: keep what is whole on disk, let go of the lock.
+            for closing in (self.ledger.store, self._live_store, self):
+                if closing is not None:
+                    with contextlib.suppress(OSError):
+                        closing.close()
             raise
         payload: dict[str, Any] = {"reason": reason, "ticks": self.tick,
                                    "events": len(self.ledger) + 1}

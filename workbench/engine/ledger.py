@@ -39,7 +39,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -273,11 +273,8 @@ class JsonlLedgerStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = self._open_new(overwrite)
         else:
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
-            except OSError as exc:
-                raise LedgerError(f"cannot open ledger {self.path}: "
-                                  f"{exc.strerror or exc}") from exc
+            # An OSError names the file: the CLI shows it as one line with the path.
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
         try:
             _lock(fd, self.path)
             if mode == "w":
@@ -288,27 +285,25 @@ class JsonlLedgerStore:
         except BaseException:
             os.close(fd)
             raise
-        self._fh: IO[bytes] | None = os.fdopen(fd, "ab")
+        self._fd: int | None = fd
+        # Lines wait here until flush(); the file only ever grows by whole lines, and a
+        # failed write (a full disk) is cut back to the last whole line (see flush).
+        self._buf: list[bytes] = []
+        self._buffered = 0
+        self._committed = os.fstat(fd).st_size
 
     def _open_new(self, overwrite: bool) -> int:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        try:
+        try:  # other OSErrors name the file: the CLI shows them as one line with the path
             fd = os.open(self.path, flags | os.O_EXCL, 0o644)
             self._created = True
             return fd
         except FileExistsError:
             pass
-        except OSError as exc:
-            raise LedgerError(f"cannot create ledger {self.path}: "
-                              f"{exc.strerror or exc}") from exc
         # It exists: replace it only when asked to, or when it is empty (holds no run).
         if not overwrite and self.path.stat().st_size:
             raise LedgerError(self._exists_message())
-        try:
-            return os.open(self.path, flags)
-        except OSError as exc:
-            raise LedgerError(f"cannot open ledger {self.path}: "
-                              f"{exc.strerror or exc}") from exc
+        return os.open(self.path, flags)
 
     def _exists_message(self) -> str:
         return (f"{self.path} exists and may hold a run you want; choose another path, "
@@ -317,28 +312,50 @@ class JsonlLedgerStore:
 
     def write_line(self, line: bytes) -> None:
         """Buffer one line (written to the OS on :meth:`flush`)."""
-        if self._fh is None:
+        if self._fd is None:
             raise LedgerError(f"{self.path} is closed; open a new store to write")
-        self._fh.write(line)
+        self._buf.append(line)
+        self._buffered += len(line)
         self._written = True
+        if self._buffered >= _FLUSH_AT:
+            self.flush()
 
     def flush(self) -> None:
         """Hand buffered lines to the OS: they survive a kill of this process from here on."""
-        if self._fh is not None:
-            self._fh.flush()
+        if self._fd is None or not self._buf:
+            return
+        data = b"".join(self._buf)
+        self._buf.clear()
+        self._buffered = 0
+        view, fd = memoryview(data), self._fd
+        try:
+            while view:
+                view = view[os.write(fd, view):]
+        except OSError:
+            # A full disk or a failed device: leave no partial line behind.
+            try:
+                os.ftruncate(fd, self._committed)
+            except OSError:
+                pass  # a torn last line, which every reader reports and resume cuts
+            raise
+        self._committed += len(data)
 
     def sync(self) -> None:
         """Flush and fsync: the lines survive a crash of the machine too."""
-        if self._fh is not None:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+        if self._fd is not None:
+            self.flush()
+            os.fsync(self._fd)
 
     def close(self) -> None:
         """Flush, fsync, release the lock and close. Safe to call twice."""
-        if self._fh is not None:
-            self.sync()
-            self._fh.close()  # closing the descriptor releases the flock
-            self._fh = None
+        if self._fd is not None:
+            fd = self._fd
+            try:
+                self.sync()
+            finally:
+                self._fd = None
+                self._buf.clear()
+                os.close(fd)  # closing the descriptor releases the flock
 
     def discard(self) -> None:
         """Close, and remove the file if this store created or emptied it and wrote nothing.
@@ -346,7 +363,7 @@ class JsonlLedgerStore:
         For a run that failed before its first event (a server that would not start):
         no empty ledger is left behind.
         """
-        if self._fh is not None and not self._written:
+        if self._fd is not None and not self._written:
             try:
                 if self.path.stat().st_size == 0:
                     self.path.unlink()
@@ -419,8 +436,9 @@ class JsonlLedgerStore:
             found = cls.read(path, key)
             kept = found.events if keep is None else found.events[:keep]
             if found.torn is not None or len(kept) < len(found.events):
-                assert store._fh is not None
-                os.ftruncate(store._fh.fileno(), sum(len(_line(e)) for e in kept))
+                assert store._fd is not None
+                store._committed = sum(len(_line(e)) for e in kept)
+                os.ftruncate(store._fd, store._committed)
         except BaseException:
             store.close()
             raise
@@ -439,6 +457,7 @@ def _lock(fd: int, path: Path) -> None:
                           f"path") from None
 
 
+_FLUSH_AT = 1 << 16  # bytes buffered before a flush of its own
 _TAIL = len(b'"}\n')
 _SUFFIX = _HASH_SUFFIX_LEN + 1  # with the newline
 
