@@ -14,7 +14,8 @@ message, which always says what happened and what to do next::
      ├── LedgerError              a ledger file cannot be trusted
      │    └── LedgerTampered      the hash chain does not verify
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
- ├── ExportError              an export was asked for in a format that does not exist
+     ├── ExportError              an export was asked for in a format that does not exist
+     ├── FormError                a tool-call form's fields cannot give the values asked for
      └── MissingDependency        an optional extra is not installed (also ImportError)
 
 The reason on a :class:`ToolDenied` is written for the agent and the ledger; anything only
@@ -27,6 +28,7 @@ __all__ = [
     "CapabilityViolation",
     "ConfigError",
     "ExportError",
+    "FormError",
     "LedgerError",
     "LedgerTampered",
     "MissingDependency",
@@ -169,6 +171,13 @@ class ExportError(WorkbenchError, ValueError):
     def __init__(self, path: object, message: str):
         self.path = path
         super().__init__(f"{path}: {message}")
+
+
+class FormError(WorkbenchError):
+    """A form built from a tool's input schema cannot give (or take) the values asked for.
+
+    The message names each field by its path (``trip.stops[0].city``) and what it allows.
+    """
 
 
 class MissingDependency(WorkbenchError, ImportError):
