@@ -138,6 +138,17 @@ class TestValidation:
         with pytest.raises(ToolCallError, match="invalid arguments: params"):
             reg.call("t", manifest("count"), "count", {"n": "two"})
 
+    def test_validation_never_fills_defaults_into_the_params(self):
+        reg = ToolRegistry()
+        schema = {"type": "object", "properties": {
+            "trip": {"type": "object", "properties": {
+                "mode": {"type": "string", "default": "rail"}}},
+            "days": {"type": "integer", "default": 3}}}
+        reg.register("plan", "Plans.", lambda **kw: {"got": kw}, input_schema=schema)
+        params = {"trip": {}}
+        assert reg.call("t", manifest("plan"), "plan", params) == {"got": {"trip": {}}}
+        assert params == {"trip": {}}
+
     def test_a_raising_tool_is_a_tool_error_with_its_message(self):
         reg = ToolRegistry()
 

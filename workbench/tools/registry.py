@@ -120,7 +120,10 @@ def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
     import fastjsonschema
 
     try:
-        fast = fastjsonschema.compile(dict(schema))
+        # use_default=False: validating must not write the schema's defaults into the
+        # caller's params (nested dicts included), or the server and the ledger would get
+        # arguments nobody sent.
+        fast = fastjsonschema.compile(dict(schema), use_default=False)
     except fastjsonschema.JsonSchemaDefinitionException:
         return _compile_slow(schema)
 

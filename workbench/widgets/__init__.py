@@ -16,6 +16,8 @@ what to install::
 ``LedgerView``     a ledger of any size, filtered and one page at a time; export
 ``HistoryView``    every call of the session (runs and by hand), paged; export
 ``PagedTable``     any DataFrame one page at a time
+``ToolCaller``     call one tool by hand as an agent: a form from its schema, the answer
+``SchemaForm``     a form generated from a JSON Schema, filled and read from code
 ``Session``        config, live manifests and registries the widgets share
 =================  ================================================================
 """
@@ -34,8 +36,10 @@ if TYPE_CHECKING:
     from workbench.widgets.manifest_editor import ManifestEditor
     from workbench.widgets.paged_table import PagedTable
     from workbench.widgets.runner import ScenarioRunner
+    from workbench.widgets.schema_form import SchemaForm
     from workbench.widgets.session import Session
     from workbench.widgets.surface_editor import SurfaceEditor
+    from workbench.widgets.tool_caller import ToolCaller
     from workbench.widgets.workbench import Workbench
 
 __all__ = [
@@ -46,8 +50,10 @@ __all__ = [
     "ManifestEditor",
     "PagedTable",
     "ScenarioRunner",
+    "SchemaForm",
     "Session",
     "SurfaceEditor",
+    "ToolCaller",
     "Workbench",
 ]
 
@@ -59,8 +65,10 @@ _HOMES = {
     "ManifestEditor": "workbench.widgets.manifest_editor",
     "PagedTable": "workbench.widgets.paged_table",
     "ScenarioRunner": "workbench.widgets.runner",
+    "SchemaForm": "workbench.widgets.schema_form",
     "Session": "workbench.widgets.session",
     "SurfaceEditor": "workbench.widgets.surface_editor",
+    "ToolCaller": "workbench.widgets.tool_caller",
     "Workbench": "workbench.widgets.workbench",
 }
 

@@ -1,0 +1,200 @@
+"""ToolCaller: calls by hand through the session's registry, grants, guards and approval.
+
+In-process calls, a refused call, and calls over MCP to real servers started as
+subprocesses: our built-in server, and a scenario's own server whose tool takes nested,
+typed arguments (tests/tools/servers/schema_server.py, untrusted, so approval counts).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.widgets.conftest import cells, output_html
+from workbench.errors import ConfigError, FormError
+from workbench.frames import calls_frame
+from workbench.tools.builtins import oracle
+
+pytestmark = pytest.mark.timeout(120)
+
+TRIP = {"trip": {"title": "north", "mode": "sea", "lead": {"name": "Ada", "age": None},
+                 "stops": [{"city": "Bodø", "nights": 2}, {"city": "Tromsø"}]}}
+
+
+@pytest.fixture
+def session(config_dir: Path):
+    from workbench.widgets import Session
+
+    s = Session.from_config(config_dir)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def trip_desk(config_dir: Path, repo_root: Path) -> Path:
+    """A scenario whose own (untrusted) server offers plan_trip, and an agent granted it."""
+    server = repo_root / "tests/tools/servers/schema_server.py"
+    (config_dir / "scenarios" / "trip-desk.yaml").write_text(
+        "name: trip-desk\ncast: [planner]\nservers:\n  - name: schema\n"
+        f"    command: \"{sys.executable} {server}\"\n")
+    (config_dir / "agents" / "planner.yaml").write_text(
+        "name: planner\nrole: worker\npersona: Plans trips.\nmay_emit: [trip.planned]\n"
+        "schedule: {tick_every: 1}\ntools: [plan_trip]\n")
+    return config_dir
+
+
+class TestInProcess:
+    def test_a_granted_call_shows_its_result_and_ledger_row(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        assert caller.tool_select.value == "oracle"
+        assert "oracle" in caller.grants.value
+        assert caller.form.paths() == ["seed"]
+        caller.form.field("seed").box.value = "dawn"
+        caller.call_button.click()
+        assert caller.last_error is None, caller.last_error
+        outcome = caller.outcome
+        assert outcome.ok and not outcome.is_error
+        assert outcome.structured_content == oracle("dawn")
+        assert outcome.event.kind == "tool.called"
+        assert outcome.event.payload == {"tool": "oracle", "params": {"seed": "dawn"},
+                                         "result": oracle("dawn")}
+        shown = output_html(caller.result_output)
+        assert "structuredContent" in shown and oracle("dawn")["omen"] in shown
+        assert "tool.called" in cells(shown)
+        assert "isError: false" in caller.status.value
+        assert caller.history.matches == 1
+
+    def test_a_call_not_granted_is_refused_and_recorded(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session)
+        outcome = caller.call({"seed": "dawn"}, agent="scene-whisperer", tool="oracle")
+        assert outcome.denied and outcome.reason == "not granted"
+        assert outcome.event.kind == "tool.denied"
+        assert outcome.result is None and outcome.transport == "none"
+        assert "Refused: not granted" in caller.status.value
+        assert "Add &#x27;oracle&#x27; to its manifest" in output_html(caller.result_output)
+        assert "none: every call will be refused" in caller.grants.value
+
+    def test_a_grant_removed_in_the_session_counts_at_the_next_call(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        assert caller.call({"seed": "a"}).ok
+        teller = session.manifests["fortune-teller"]
+        session.manifests["fortune-teller"] = teller.model_copy(update={"tools": ()})
+        assert caller.call({"seed": "a"}).reason == "not granted"
+        frame = calls_frame(caller.hand)
+        assert list(frame["outcome"]) == ["ok", "denied"]
+        assert list(frame["tick"]) == [1, 2]
+        caller.hand.ledger.verify()
+
+    def test_a_form_problem_is_shown_and_nothing_is_called(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.call_button.click()
+        assert isinstance(caller.last_error, FormError)
+        assert "seed: required" in str(caller.last_error)
+        assert "required" in caller.form.field("seed").problem.value
+        assert len(caller.hand) == 0
+
+    def test_a_bad_argument_fails_like_in_a_run(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        outcome = caller.call({"seed": 5})  # the form sends text; the schema wants a string
+        assert outcome.ok  # "5" from a text box is a string: the form types what it shows
+        with pytest.raises(FormError, match="no field 'colour'"):
+            caller.call({"seed": "x", "colour": "red"})
+
+    def test_unknown_choices_list_what_is_offered(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session)
+        with pytest.raises(ConfigError, match="'nope' is not offered here; choose one of: "
+                                              "oracle"):
+            caller.select(tool="nope")
+        with pytest.raises(ConfigError, match="agent"):
+            caller.select(agent="nobody")
+
+
+class TestOverMCP:
+    def test_builtin_server_gives_the_in_process_result(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, source="MCP", agent="fortune-teller")
+        outcome = caller.call({"seed": "dawn"}, tool="oracle")
+        assert outcome.ok, outcome
+        assert outcome.transport.startswith("stdio")
+        assert outcome.structured_content == oracle("dawn")
+
+    def test_nested_schema_form_calls_a_real_server(self, trip_desk):
+        from workbench.widgets import Session, ToolCaller
+
+        session = Session.from_config(trip_desk)
+        try:
+            caller = ToolCaller(session, source="trip-desk", agent="planner")
+            assert caller.tool_select.value == "plan_trip"
+            assert "trip.lead.name" in caller.form.paths()
+            # Untrusted server: its readOnlyHint is not believed, so approval is needed.
+            refused = caller.call(TRIP)
+            assert refused.denied and refused.reason == "not approved"
+            assert "not believed" in refused.message
+
+            # By hand: fill the nested form's widgets as a person would.
+            caller.form.fill({})
+            form = caller.form
+            form.field("trip.title").box.value = "north"
+            form.field("trip.mode").box.value = "sea"
+            form.field("trip.lead.name").box.value = "Ada"
+            form.field("trip.lead.age").null.value = True
+            form.field("trip.stops").add_button.click()
+            form.field("trip.stops[0].city").box.value = "Bodø"
+            form.field("trip.stops[0].nights").box.value = "2"
+            form.field("trip.stops").add_button.click()
+            form.field("trip.stops[1].city").box.value = "Tromsø"
+            caller.approve.value = True
+            caller.call_button.click()
+            assert caller.last_error is None, caller.last_error
+            outcome = caller.outcome
+            assert outcome.ok, outcome
+            # A new list item starts from its schema's defaults (nights: 1).
+            by_hand = {"trip": {**TRIP["trip"], "stops": [{"city": "Bodø", "nights": 2},
+                                                          {"city": "Tromsø", "nights": 1}]}}
+            assert outcome.params == by_hand
+            assert outcome.structured_content["summary"] == (
+                "north: Ada by sea, 2 stops, 3 nights")
+            assert outcome.structured_content["received"]["stops"][1] == {
+                "city": "Tromsø", "nights": 1}
+            assert outcome.transport == "stdio:schema"
+            assert [e.kind for e in caller.hand.ledger] == ["tool.denied", "tool.called"]
+        finally:
+            session.close()
+
+
+@pytest.mark.external
+def test_curated_surface_hides_and_approval_counts(config_dir, repo_root):
+    """watch-house: mcp-server-time and server-everything behind the curated surface."""
+    from workbench.widgets import Session, ToolCaller
+
+    (config_dir.parent / "external").symlink_to(repo_root / "external")
+    session = Session.from_config(config_dir)
+    try:
+        caller = ToolCaller(session, source="watch-house", agent="timekeeper")
+        options = list(caller.tool_select.options)
+        assert set(options[:3]) == {"echo", "get_current_time", "convert_time"}
+        assert "get-env (hidden by curation)" in options
+        assert "get-env</code> <i>(hidden here)" in caller.grants.value
+        hidden = caller.call({}, tool="get-env", approve=True)
+        assert hidden.denied and hidden.reason == "hidden by curation"
+        echo = caller.call({"message": "the watch is set"}, tool="echo", approve=True)
+        assert echo.ok and echo.content is not None
+        assert "the watch is set" in echo.content[0]["text"]
+        assert "wb-call-text" in output_html(caller.result_output)
+    finally:
+        session.close()
