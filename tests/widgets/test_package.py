@@ -44,5 +44,6 @@ def test_workbench_repr_is_short(workbench):
     assert len(repr(workbench)) < 200
     assert "/" not in repr(workbench)  # no machine path: reprs end up in saved notebooks
     assert workbench.titles[0] == "Manifests" and workbench.titles[-1] == "History"
+    assert workbench.titles[-2] == "Call a tool"
     workbench.show_tab("Run")
     assert workbench.titles[workbench.selected_index] == "Run"

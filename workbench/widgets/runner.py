@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from workbench.engine.conductor import Conductor, RunResult
-from workbench.errors import ConfigError
+from workbench.errors import ConfigError, MissingDependency
 from workbench.frames import calls_frame, changes_frame, violations_frame
-from workbench.widgets._util import ErrorArea, guarded, split_list
+from workbench.timeline import timeline
+from workbench.timeline import warm as warm_timeline
+from workbench.widgets._util import ErrorArea, guarded, show, split_list
 from workbench.widgets.approval_panel import ApprovalPanel
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.paged_table import PagedTable
@@ -101,6 +103,7 @@ class ScenarioRunner(widgets.VBox):
         self.changes_table = PagedTable("wb-changes", "No violation or call changed.",
                                         PAGE_SIZE, wrap=("before", "after"))
         self.ledger_view = LedgerView()
+        self.timeline_output = widgets.Output()
         super().__init__(children=[
             widgets.HBox([self.scenario_select, self.seed, self.ticks]),
             self.transport,
@@ -115,6 +118,8 @@ class ScenarioRunner(widgets.VBox):
             self.calls_table,
             self.changes_title,
             self.changes_table,
+            widgets.HTML("<b>Timeline</b>"),
+            self.timeline_output,
             widgets.HTML("<b>Ledger</b>"),
             self.ledger_view,
         ], **kwargs)
@@ -124,6 +129,7 @@ class ScenarioRunner(widgets.VBox):
         self.show_payloads.observe(self._on_payloads, names=["value"])
         self._use_defaults(self.scenario_select.value)
         self.clear()
+        warm_timeline()
 
     # -- public API -------------------------------------------------------------------
     def run(self) -> RunResult:
@@ -188,6 +194,7 @@ class ScenarioRunner(widgets.VBox):
         self.changes_table.clear()
         self.changes_title.layout.display = self.changes_table.layout.display = "none"
         self.ledger_view.show(None)
+        self.timeline_output.outputs = ()
 
     # -- display ----------------------------------------------------------------------
     def _show_result(self, result: RunResult, elapsed: float) -> None:
@@ -215,6 +222,7 @@ class ScenarioRunner(widgets.VBox):
             self.changes_title.layout.display = self.changes_table.layout.display = None
             self.changes_table.show(changes)
         self.ledger_view.show(result)
+        _show_timeline(self.timeline_output, result)
 
     def _show_calls(self) -> None:
         calls = self.frames.get("calls")
@@ -271,3 +279,11 @@ class ScenarioRunner(widgets.VBox):
         last = self.result.ledger.run_id if self.result is not None else None
         return f"ScenarioRunner(scenario={self.scenario_select.value!r}, last_run={last!r})"
 
+
+def _show_timeline(output: widgets.Output, result: RunResult) -> None:
+    try:
+        chart = timeline(result)
+    except MissingDependency as exc:  # the run is fine; only the picture is missing
+        show(output, f"<p><i>{html.escape(str(exc))}</i></p>")
+        return
+    show(output, chart)

@@ -16,6 +16,7 @@ from workbench.tools.registry import ToolRegistry
 from workbench.widgets.manifest_editor import ManifestEditor
 from workbench.widgets.runner import ScenarioRunner
 from workbench.widgets.session import Session
+from workbench.widgets.tool_caller import ToolCaller
 
 __all__ = ["Workbench"]
 
@@ -32,6 +33,7 @@ class Workbench(widgets.Tab):
         manifest_editor: The *Manifests* tab.
         surface_editor: The *Surfaces* tab (None when the config has no surfaces).
         runner: The *Run* tab.
+        tool_caller: The *Call a tool* tab (one tool, by hand, as an agent).
         history: The *History* tab: every call of the session, by a run or by hand.
 
     Example:
@@ -52,12 +54,14 @@ class Workbench(widgets.Tab):
         self.runner.scenario_select.observe(self.manifest_editor.on_scenario_change,
                                             names=["value"])
         self.surface_editor = _surface_editor(session)
+        self.tool_caller = ToolCaller(session, agent=cast[0] if cast else None)
         # A run may start MCP servers whose tools then become grantable in the editor.
         self.runner.after_run.append(lambda _result: self.manifest_editor.refresh_tools())
         tabs: list[tuple[str, widgets.Widget]] = [("Manifests", self.manifest_editor)]
         if self.surface_editor is not None:
             tabs.append(("Surfaces", self.surface_editor))
         tabs.append(("Run", self.runner))
+        tabs.append(("Call a tool", self.tool_caller))
         from workbench.widgets.history import HistoryView
 
         self.history = HistoryView(session.history)
