@@ -198,3 +198,23 @@ def test_curated_surface_hides_and_approval_counts(config_dir, repo_root):
         assert "wb-call-text" in output_html(caller.result_output)
     finally:
         session.close()
+
+
+def test_close_closes_every_widget_below(session):
+    from workbench.widgets import ToolCaller
+
+    caller = ToolCaller(session, agent="fortune-teller")
+    caller.call({"seed": "x"})
+
+    def tree(widget):
+        yield widget
+        for part in (getattr(widget, "layout", None), getattr(widget, "style", None)):
+            if part is not None:
+                yield part
+        for child in getattr(widget, "children", ()):
+            yield from tree(child)
+
+    everything = list(tree(caller))
+    assert len(everything) > 50 and all(w.comm is not None for w in everything)
+    caller.close()
+    assert [w for w in everything if w.comm is not None] == []

@@ -21,7 +21,7 @@ from workbench.errors import FormError
 if TYPE_CHECKING:
     from workbench.widgets.schema_form import _Builder
 
-__all__ = ["UNSET", "css_name"]
+__all__ = ["UNSET", "close_tree", "css_name"]
 
 
 class _Unset:
@@ -33,7 +33,7 @@ class _Unset:
 
 #: What an empty field reads as (the key is omitted).
 UNSET: Any = _Unset()
-_LABEL = widgets.Layout(width="11em", min_width="11em")
+_LABEL_WIDTH = "11em"
 
 
 def _types(schema: Mapping[str, Any]) -> list[str]:
@@ -41,6 +41,20 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
     if isinstance(kind, str):
         return [kind]
     return [k for k in kind if isinstance(k, str)] if isinstance(kind, list) else []
+
+
+def close_tree(widget: widgets.Widget) -> None:
+    """Close ``widget``, every widget below it, and their layouts and styles.
+
+    ``Widget.close`` closes one model; a form is hundreds (each label has a layout and a
+    style), and a notebook saves the state of every model still open.
+    """
+    for child in getattr(widget, "children", ()):
+        close_tree(child)
+    for part in (getattr(widget, "layout", None), getattr(widget, "style", None)):
+        if isinstance(part, widgets.Widget):
+            part.close()
+    widget.close()
 
 
 def css_name(path: str) -> str:
@@ -93,10 +107,13 @@ class _Field:
         title = self.schema.get("title")
         text = html.escape(name) + (' <b title="required">*</b>' if self.required else "")
         tip = html.escape(f"{title}: {desc}" if title and desc else title or desc, quote=True)
-        label = widgets.HTML(f'<span title="{tip}">{text}</span>', layout=_LABEL)
-        hint = widgets.HTML(f'<span style="opacity:0.7;font-size:90%">'
-                            f"{html.escape(_short(desc))}</span>")
-        return widgets.HBox([label, control, self.problem, hint])
+        label = widgets.HTML(f'<span title="{tip}">{text}</span>',
+                             layout=widgets.Layout(width=_LABEL_WIDTH, min_width=_LABEL_WIDTH))
+        parts = [label, control, self.problem]
+        if desc:
+            parts.append(widgets.HTML(f'<span style="opacity:0.7;font-size:90%">'
+                                      f"{html.escape(_short(desc))}</span>"))
+        return widgets.HBox(parts)
 
 
 def _short(text: str, limit: int = 90) -> str:

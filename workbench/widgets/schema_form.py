@@ -53,6 +53,7 @@ from workbench.widgets.schema_fields import (
     _ObjectField,
     _TextField,
     _types,
+    close_tree,
     css_name,
 )
 
@@ -242,6 +243,13 @@ class SchemaForm(widgets.VBox):
     def paths(self) -> list[str]:
         """Every field's path, sorted."""
         return sorted(p for p in self.root.fields() if p)
+
+    def close(self) -> None:
+        """Close the form and every widget in it."""
+        for child in self.children:
+            close_tree(child)
+        self.layout.close()
+        super().close()
 
     def __repr__(self) -> str:
         return f"SchemaForm(fields={len(self.paths())})"

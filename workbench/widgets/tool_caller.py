@@ -34,6 +34,7 @@ from workbench.frames import ledger_frame
 from workbench.tools.registry import ToolRegistry, ToolSpec
 from workbench.widgets._util import ErrorArea, guarded, show, table_html
 from workbench.widgets.ledger_view import LedgerView
+from workbench.widgets.schema_fields import close_tree
 from workbench.widgets.schema_form import SchemaForm
 from workbench.widgets.session import Session
 
@@ -128,6 +129,14 @@ class ToolCaller(widgets.VBox):
         assert self._registry is not None
         return self._registry
 
+    def refresh(self) -> None:
+        """Read the source's tools again (after registering a tool, or editing a surface)."""
+        tool = self.tool_select.value
+        self._registry = None
+        self._load_source()
+        if tool in self.tool_select.options:
+            self.tool_select.value = tool
+
     def select(self, *, source: str | None = None, agent: str | None = None,
                tool: str | None = None) -> None:
         """Choose the source, the agent and the tool, as a person would in the dropdowns.
@@ -190,6 +199,8 @@ class ToolCaller(widgets.VBox):
 
     # -- sources and tools --------------------------------------------------------------
     def _select(self, dropdown: widgets.Dropdown, value: str, what: str) -> None:
+        if what == "tool" and value not in dropdown.options:
+            self.refresh()  # registered since the list was read?
         values = [o[1] if isinstance(o, tuple) else o for o in dropdown.options]
         if value not in values and what == "tool" and value + _HIDDEN in values:
             value = value + _HIDDEN
@@ -228,8 +239,9 @@ class ToolCaller(widgets.VBox):
         if choice is None:
             self.spec = None
             self.tool_info.value = "<i>This source offers no tools.</i>"
-            self.form = SchemaForm()
+            old, self.form = self.form, SchemaForm()
             self.form_box.children = [self.form]
+            old.close()
             return
         hidden = choice.endswith(_HIDDEN)
         name = choice[: -len(_HIDDEN)] if hidden else choice
@@ -244,8 +256,9 @@ class ToolCaller(widgets.VBox):
             f"<code>{html.escape(name)}</code> ({html.escape(where)})<br>"
             f'<span style="white-space:pre-wrap">{html.escape(spec.description)}</span>'
             + (f"<br><small>hints: {html.escape(hints)}</small>" if hints else "") + "</div>")
-        self.form = SchemaForm(spec.input_schema)
+        old, self.form = self.form, SchemaForm(spec.input_schema)
         self.form_box.children = [self.form]
+        old.close()
 
     def _show_grants(self) -> None:
         name = self.agent_select.value
@@ -316,6 +329,13 @@ class ToolCaller(widgets.VBox):
         except WorkbenchError:
             self.status.value = ""
             raise
+
+    def close(self) -> None:
+        """Close the caller and every widget in it (the session's servers stay open)."""
+        for child in self.children:
+            close_tree(child)
+        self.layout.close()
+        super().close()
 
     def __repr__(self) -> str:
         return (f"ToolCaller(source={self.source_select.value!r}, "
