@@ -119,6 +119,8 @@ class Timeline:
         """The Vega-Lite spec, data inlined, as JupyterLab's renderer receives it."""
         spec = copy.deepcopy(self.chart.to_dict())
         spec["$schema"] = _VEGALITE_SCHEMA
+        # SVG, not canvas: crisp at any zoom, and each mark is an element a test can find.
+        spec["usermeta"] = {"embedOptions": {"renderer": "svg"}}
         return spec
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
@@ -161,13 +163,14 @@ def timeline(source: Any, *, width: int = 640, max_points: int = 1000) -> Timeli
     base = alt.Chart(frame)
     points = base.mark_circle(opacity=0.75).encode(
         x=x, y=y, yOffset=alt.YOffset("kind:N"),
-        color=alt.Color("kind:N", legend=alt.Legend(title="kind", orient="bottom",
-                                                     columns=4)),
+        # No red among the kinds' colours: red means refused or failed here.
+        color=alt.Color("kind:N", scale=alt.Scale(scheme="set2"),
+                        legend=alt.Legend(title="kind", orient="bottom", columns=4)),
         size=alt.Size("count:Q", legend=None, scale=alt.Scale(range=[40, 400])),
         tooltip=tooltip)
     marks = base.transform_filter(
         alt.FieldOneOfPredicate(field="outcome", oneOf=list(_HIGHLIGHT))
-    ).mark_point(shape="cross", filled=True, color="#d62728", size=160).encode(
+    ).mark_point(shape="cross", filled=True, color="#d62728", size=220).encode(
         x=x, y=y, yOffset=alt.YOffset("kind:N"),
         opacity=alt.Opacity("outcome:N", legend=alt.Legend(title="highlighted"),
                             scale=alt.Scale(domain=list(_HIGHLIGHT), range=[1.0, 1.0])),

@@ -1,0 +1,183 @@
+"""ToolCaller and timeline in a real JupyterLab, driven through headless Chromium.
+
+The notebook (Run All) shows a ToolCaller over a scenario whose own MCP server (a real
+subprocess, tests/tools/servers/schema_server.py) offers ``plan_trip``, a tool with a
+nested-object schema, and then a run's timeline. The browser fills the generated form
+(a text field, an enum, a nested object with a nullable field, an array of objects), ticks
+*Approve this call* (the server is untrusted), presses Call, and the structured result
+the server sent back must be on the page. Then the timeline must be drawn by JupyterLab's
+own Vega-Lite renderer, with the town-square's two refused calls as red crosses.
+Screenshots of both go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.widgets.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _quiet_lab_settings
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
+
+CELLS = [
+    "from workbench.widgets import Session, ToolCaller\n"
+    "session = Session.from_config('config')\n"
+    "caller = ToolCaller(session, source='trip-desk', agent='planner')\n"
+    "caller",
+    "from workbench import Conductor\n"
+    "from workbench.timeline import timeline\n"
+    "timeline(Conductor.from_config('config', 'town-square').run())",
+]
+
+
+def _write_notebook(path: Path) -> None:
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
+              "outputs": [], "source": source} for i, source in enumerate(CELLS)]
+    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                  "language": "python"}
+    path.write_text(json.dumps({"cells": cells, "metadata": {"kernelspec": kernelspec},
+                                "nbformat": 4, "nbformat_minor": 5}, indent=1))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[dict]:
+    """JupyterLab on a copy of config/ plus a scenario with the schema server."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make chromium` "
+                    f"(apt-get install -y chromium) once on this machine")
+    base = tmp_path_factory.mktemp("lab-caller")
+    root = base / "root"
+    root.mkdir()
+    config = root / "config"
+    shutil.copytree(repo_root / "config", config)
+    server = repo_root / "tests/tools/servers/schema_server.py"
+    (config / "scenarios" / "trip-desk.yaml").write_text(
+        "name: trip-desk\ncast: [planner]\nservers:\n  - name: schema\n"
+        f"    command: \"{sys.executable} {server}\"\n")
+    (config / "agents" / "planner.yaml").write_text(
+        "name: planner\nrole: worker\npersona: Plans trips.\nmay_emit: [trip.planned]\n"
+        "schedule: {tick_every: 1}\ntools: [plan_trip]\n")
+    _write_notebook(root / "caller.ipynb")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("MCP_", "JUPYTER", "XDG_"))}
+    env["PYTHONPATH"] = str(repo_root)
+    for var, sub in [("JUPYTER_CONFIG_DIR", "jconfig"), ("JUPYTER_DATA_DIR", "jdata"),
+                     ("JUPYTER_RUNTIME_DIR", "jruntime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
+                     ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("XDG_CONFIG_HOME", "xconfig"),
+                     ("XDG_DATA_HOME", "xdata"), ("XDG_CACHE_HOME", "xcache"),
+                     ("XDG_RUNTIME_DIR", "xruntime"), ("IPYTHONDIR", "ipython")]:
+        (base / sub).mkdir(mode=0o700)
+        env[var] = str(base / sub)
+    _quiet_lab_settings(base / "settings")
+    port, token = _free_port(), secrets.token_hex(16)
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+           f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    log = (base / "lab.log").open("w")
+    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start; log:\n"
+                                f"{(base / 'lab.log').read_text()[-3000:]}")
+                time.sleep(0.2)
+        yield {"url": url, "token": token, "root": root}
+    finally:
+        # The server, its kernel and the kernel's MCP server share the session we made.
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_tool_caller_fills_a_nested_form_and_calls_over_mcp_and_timeline_renders(
+        lab: dict, repo_root: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    artifacts = repo_root / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                     args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        try:
+            page.goto(f"{lab['url']}/lab/tree/caller.ipynb?token={lab['token']}")
+            page.get_by_text("| Idle").first.wait_for(timeout=60_000)
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator("li[data-command='runmenu:run-all']").click()
+
+            title = page.locator(".wb-field-trip-title input")
+            failed = page.locator(".jp-OutputArea-output"
+                                  "[data-mime-type='application/vnd.jupyter.stderr']")
+            title.or_(failed).first.wait_for(timeout=60_000)
+            if not title.is_visible():
+                pytest.fail(f"the notebook cell failed:\n{failed.first.inner_text()}")
+            expect(page.locator(".wb-grants")).to_contain_text("plan_trip")
+
+            # Fill the nested form the way a person would.
+            title.fill("north")
+            page.locator(".wb-field-trip-mode select").select_option(label="sea")
+            page.locator(".wb-field-trip-lead-name input").fill("Ada")
+            page.locator(".wb-field-trip-lead-age-null input").check()
+            page.locator(".wb-field-trip-stops").click()  # the list's add button
+            city = page.locator(".wb-field-trip-stops-0-city input")
+            city.wait_for(timeout=15_000)
+            city.fill("Bodø")
+            page.locator(".wb-field-trip-stops-0-nights input").fill("2")
+            page.locator(".widget-checkbox", has_text="Approve this call") \
+                .locator("input").check()
+            page.locator(".widget-button", has_text="Call").click()
+
+            status = page.locator(".wb-call-status")
+            expect(status).to_contain_text("OK", timeout=60_000)
+            expect(status).to_contain_text("planner → plan_trip over stdio:schema")
+            structured = page.locator(".wb-call-structured")
+            expect(structured).to_contain_text("north: Ada by sea, 1 stops, 2 nights")
+            expect(structured).to_contain_text('"city": "Bodø"')
+            row = page.locator("table.wb-call-ledger tbody tr").first
+            expect(row).to_contain_text("tool.called")
+            status.scroll_into_view_if_needed()
+            page.locator(".wb-field-trip-title").scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / "tool-caller-nested-mcp.png"))
+
+            # The timeline: drawn by JupyterLab's Vega-Lite renderer, as SVG.
+            chart = page.locator(".vega-embed svg").first
+            chart.scroll_into_view_if_needed()
+            expect(chart).to_be_visible(timeout=30_000)
+            expect(page.locator(".vega-embed svg text",
+                                has_text="town-square:3: 21 events over 6 ticks")).to_have_count(1)
+            # Marks, not legend symbols: one point per event, and a red cross on each of
+            # the herald's two refused oracle calls.
+            marks = page.locator(".vega-embed svg g.mark-symbol.role-mark path")
+            assert marks.count() == 21 + 2
+            crosses = page.locator(".vega-embed svg g.mark-symbol.role-mark "
+                                   "path[fill='#d62728']")
+            assert crosses.count() == 2
+            chart.screenshot(path=str(artifacts / "timeline.png"))
+        except Exception:
+            page.screenshot(path=str(artifacts / "tool-caller-failure.png"))
+            raise
+        finally:
+            browser.close()
