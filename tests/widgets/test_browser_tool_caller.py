@@ -6,8 +6,8 @@ nested-object schema, and then a run's timeline. The browser fills the generated
 (a text field, an enum, a nested object with a nullable field, an array of objects), ticks
 *Approve this call* (the server is untrusted), presses Call, and the structured result
 the server sent back must be on the page. Then the timeline must be drawn by JupyterLab's
-own Vega-Lite renderer, with the town-square's two refused calls as red crosses.
-Screenshots of both go to test-artifacts/.
+own Vega-Lite renderer, with the town-square's two refused calls as red crosses, both as a
+cell's output and inside the runner widget. Screenshots go to test-artifacts/.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ CELLS = [
     "from workbench import Conductor\n"
     "from workbench.timeline import timeline\n"
     "timeline(Conductor.from_config('config', 'town-square').run())",
+    "from workbench.widgets import ScenarioRunner\n"
+    "runner = ScenarioRunner(session, 'town-square')\n"
+    "runner.run()\n"
+    "runner",
 ]
 
 
@@ -163,19 +167,26 @@ def test_tool_caller_fills_a_nested_form_and_calls_over_mcp_and_timeline_renders
             page.screenshot(path=str(artifacts / "tool-caller-nested-mcp.png"))
 
             # The timeline: drawn by JupyterLab's Vega-Lite renderer, as SVG.
+            # The first chart is the cell's output; the runner's comes after it.
             chart = page.locator(".vega-embed svg").first
             chart.scroll_into_view_if_needed()
             expect(chart).to_be_visible(timeout=30_000)
-            expect(page.locator(".vega-embed svg text",
-                                has_text="town-square:3: 21 events over 6 ticks")).to_have_count(1)
+            expect(chart.locator("text", has_text="town-square:3: 21 events over 6 ticks")
+                   ).to_have_count(1)
             # Marks, not legend symbols: one point per event, and a red cross on each of
             # the herald's two refused oracle calls.
-            marks = page.locator(".vega-embed svg g.mark-symbol.role-mark path")
+            marks = chart.locator("g.mark-symbol.role-mark path")
             assert marks.count() == 21 + 2
-            crosses = page.locator(".vega-embed svg g.mark-symbol.role-mark "
-                                   "path[fill='#d62728']")
+            crosses = chart.locator("g.mark-symbol.role-mark path[fill='#d62728']")
             assert crosses.count() == 2
             chart.screenshot(path=str(artifacts / "timeline.png"))
+
+            # The runner shows the same chart inside its own Output widget.
+            in_runner = page.locator(".jupyter-widgets .vega-embed svg").first
+            in_runner.scroll_into_view_if_needed()
+            expect(in_runner).to_be_visible(timeout=30_000)
+            expect(in_runner.locator("text", has_text="2 denied")).to_have_count(1)
+            page.screenshot(path=str(artifacts / "runner-timeline.png"))
         except Exception:
             page.screenshot(path=str(artifacts / "tool-caller-failure.png"))
             raise

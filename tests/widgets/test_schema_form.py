@@ -52,11 +52,15 @@ class TestScalars:
     def test_required_marks_and_missing_required_fields(self):
         form = SchemaForm(obj(["city"], city={"type": "string", "description": "Where"},
                               note={"type": "string"}))
-        assert "*" in form.field("city").widget.children[0].value
-        assert "*" not in form.field("note").widget.children[0].value
+        assert "*" in form.field("city").box.description
+        assert "*" not in form.field("note").box.description
+        assert form.field("city").box.tooltip == "Where"
         with pytest.raises(FormError, match=r"^city: required; fill it in$"):
             _ = form.value
         assert "required" in form.field("city").problem.value
+        # The problem is shown right after the box, before the description.
+        row = form.field("city").widget.children
+        assert row[0] is form.field("city").box and row[1] is form.field("city").problem
 
     def test_defaults_are_filled_in(self):
         form = SchemaForm(obj(unit={"enum": ["c", "f"], "default": "c"},

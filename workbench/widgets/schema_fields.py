@@ -69,16 +69,32 @@ def css_name(path: str) -> str:
 class _Field:
     """One field: its widget, how to read it, how to fill it, its problem label."""
 
+    widget: widgets.Widget
+
     def __init__(self, schema: dict[str, Any], path: str, required: bool):
         self.schema = schema
         self.path = path
         self.required = required
-        self.problem = widgets.HTML(layout=widgets.Layout(min_width="0"))
-        self.widget: widgets.Widget = widgets.HTML()
+        # Made on the first problem: a form is hundreds of models, and a notebook saves them.
+        self._problem: widgets.HTML | None = None
+        self._row: widgets.Box | None = None
+        self._control: widgets.Widget | None = None
+
+    @property
+    def problem(self) -> widgets.HTML:
+        """The label beside the field that shows its problem ("" when there is none)."""
+        if self._problem is None:
+            self._problem = widgets.HTML()
+            row = self._row
+            if row is not None:
+                at = list(row.children).index(self._control) + 1
+                row.children = (*row.children[:at], self._problem, *row.children[at:])
+        return self._problem
 
     def read(self, problems: list[str]) -> Any:
         """The field's value, or UNSET; a problem is shown and appended to ``problems``."""
-        self.problem.value = ""
+        if self._problem is not None:
+            self._problem.value = ""
         return self._read(problems)
 
     def _read(self, problems: list[str]) -> Any:
@@ -101,19 +117,39 @@ class _Field:
         return self.fail(problems, "required; fill it in") if self.required else UNSET
 
     def labelled(self, name: str, control: widgets.Widget) -> widgets.Widget:
-        """``name *`` on the left, the control, a grey description, the problem."""
+        """``name *`` on the left, the control, the problem (when any), a grey description.
+
+        Text boxes and dropdowns carry the name as their own description; other controls
+        get a label beside them.
+        """
         control.add_class(css_name(self.path))
         desc = self.schema.get("description") or ""
         title = self.schema.get("title")
         text = html.escape(name) + (' <b title="required">*</b>' if self.required else "")
-        tip = html.escape(f"{title}: {desc}" if title and desc else title or desc, quote=True)
-        label = widgets.HTML(f'<span title="{tip}">{text}</span>',
-                             layout=widgets.Layout(width=_LABEL_WIDTH, min_width=_LABEL_WIDTH))
-        parts = [label, control, self.problem]
+        tip = f"{title}: {desc}" if title and desc else title or desc
+        parts: list[widgets.Widget] = [control]
+        if isinstance(control, widgets.Text | widgets.Textarea | widgets.Dropdown):
+            control.description = text
+            control.description_allow_html = True
+            control.style.description_width = _LABEL_WIDTH
+            # The layout's width is the box's; the description now takes room in it too.
+            if control.layout.width:
+                control.layout.width = f"calc({_LABEL_WIDTH} + {control.layout.width})"
+            if tip:
+                control.tooltip = tip
+        else:
+            # Right-aligned, as the descriptions of the text boxes and dropdowns are.
+            label = widgets.HTML(f'<div title="{html.escape(tip, quote=True)}" '
+                                 f'style="text-align:right;padding-right:8px">{text}</div>',
+                                 layout=widgets.Layout(width=_LABEL_WIDTH,
+                                                       min_width=_LABEL_WIDTH))
+            parts.insert(0, label)
         if desc:
             parts.append(widgets.HTML(f'<span style="opacity:0.7;font-size:90%">'
                                       f"{html.escape(_short(desc))}</span>"))
-        return widgets.HBox(parts)
+        self._control = control
+        self._row = widgets.HBox(parts)
+        return self._row
 
 
 def _short(text: str, limit: int = 90) -> str:
