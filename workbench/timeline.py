@@ -94,11 +94,15 @@ def timeline_frame(source: Any, max_points: int = 1000) -> pd.DataFrame:
     grouped = frame.groupby(["tick", "actor", "kind", "outcome"], sort=True, as_index=False)
     binned = grouped.agg(seq=("seq", "min"), summary=("summary", "first"),
                          count=("count", "sum"))
-    binned["summary"] = [f"{n} events from tick {t} to {t + width - 1}; first: {s}"
+    binned["summary"] = [f"{n} events, ticks {t}-{t + width - 1}; first: {_short(s)}"
                          if n > 1 else s
                          for n, t, s in zip(binned["count"], binned["tick"], binned["summary"],
                                             strict=True)]
     return binned[TIMELINE_COLUMNS].sort_values("seq", ignore_index=True)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Timeline:

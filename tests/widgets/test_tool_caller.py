@@ -92,6 +92,10 @@ class TestInProcess:
         assert list(frame["outcome"]) == ["ok", "denied"]
         assert list(frame["tick"]) == [1, 2]
         caller.hand.ledger.verify()
+        # Both are in the session's call history too, as calls made by hand.
+        history = session.history.frame()
+        assert list(history["source"]) == ["hand", "hand"]
+        assert list(history["outcome"]) == ["ok", "denied"]
 
     def test_a_form_problem_is_shown_and_nothing_is_called(self, session):
         from workbench.widgets import ToolCaller

@@ -282,7 +282,8 @@ class ScenarioRunner(widgets.VBox):
 
 def _show_timeline(output: widgets.Output, result: RunResult) -> None:
     try:
-        chart = timeline(result)
+        # Binned past 300 marks: the chart's data is sent to the browser with the widget.
+        chart = timeline(result, max_points=300)
     except MissingDependency as exc:  # the run is fine; only the picture is missing
         show(output, f"<p><i>{html.escape(str(exc))}</i></p>")
         return

@@ -56,7 +56,8 @@ class ToolCaller(widgets.VBox):
         tool: The tool to select first.
 
     Attributes:
-        hand: Every call made, on its own ledger (``hand.ledger``), with telemetry.
+        hand: Every call made, on its own ledger (``hand.ledger``), with telemetry; each is
+            also added to the session's call history (``session.history``).
         outcome: The last call's :class:`~workbench.engine.hand_calls.CallOutcome`.
         form: The form of the selected tool.
     """
@@ -194,6 +195,8 @@ class ToolCaller(widgets.VBox):
         finally:
             self.session.approver = previous
         self.outcome = outcome
+        # The session's history holds every call, by a run or by hand (its History tab).
+        self.session.history.record_outcome(outcome, source="hand")
         self._show_outcome(outcome)
         return outcome
 
