@@ -107,14 +107,36 @@ class TestInProcess:
         assert "required" in caller.form.field("seed").problem.value
         assert len(caller.hand) == 0
 
-    def test_a_bad_argument_fails_like_in_a_run(self, session):
+    def test_a_form_value_is_typed_by_its_field(self, session):
         from workbench.widgets import ToolCaller
 
         caller = ToolCaller(session, agent="fortune-teller")
-        outcome = caller.call({"seed": 5})  # the form sends text; the schema wants a string
-        assert outcome.ok  # "5" from a text box is a string: the form types what it shows
+        outcome = caller.call({"seed": 5})  # a text box holds text: "5" is sent
+        assert outcome.ok and outcome.params == {"seed": "5"}
         with pytest.raises(FormError, match="no field 'colour'"):
             caller.call({"seed": "x", "colour": "red"})
+
+    def test_a_tool_error_is_is_error_and_recorded_like_in_a_run(self, session):
+        from workbench.widgets import ToolCaller
+
+        def dry_well(depth: int) -> dict:
+            raise RuntimeError(f"the well is dry at {depth} m")
+
+        session.registry.register("well", "Draw water.", dry_well, input_schema={
+            "type": "object", "properties": {"depth": {"type": "integer", "minimum": 1}},
+            "required": ["depth"]})
+        teller = session.manifests["fortune-teller"]
+        session.manifests["fortune-teller"] = teller.model_copy(update={"tools": ("well",)})
+        caller = ToolCaller(session, agent="fortune-teller", tool="well")
+        failed = caller.call({"depth": 3})
+        assert failed.is_error and failed.error == {"kind": "tool_error",
+                                                    "message": "the well is dry at 3 m"}
+        assert failed.event.payload["error"] == failed.error
+        assert "isError: true" in caller.status.value
+        assert "the well is dry at 3 m" in output_html(caller.result_output)
+        # The registry checks the schema before the tool runs, as in a run.
+        invalid = caller.call({"depth": 0})
+        assert invalid.is_error and "must be bigger than or equal to 1" in invalid.message
 
     def test_unknown_choices_list_what_is_offered(self, session):
         from workbench.widgets import ToolCaller
