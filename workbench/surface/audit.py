@@ -50,8 +50,8 @@ from typing import Any
 from workbench.contracts.characters import named_characters
 from workbench.tools.registry import TOOL_NAME_RE
 
-__all__ = ["SEVERITIES", "Finding", "audit", "at_or_above", "phantom_params", "tool_texts",
-           "visible"]
+__all__ = ["SEVERITIES", "Finding", "at_or_above", "audit", "phantom_params", "risk",
+           "tool_texts", "visible"]
 
 #: Severities, lowest first.
 SEVERITIES = ("info", "warning", "high")
@@ -82,6 +82,17 @@ class Finding:
         """The JSON form: ``{tool, server, code, severity, field, evidence}``."""
         return {"tool": self.tool, "server": self.server, "code": self.code,
                 "severity": self.severity, "field": self.field, "evidence": self.evidence}
+
+
+def risk(findings: Iterable[Finding]) -> int:
+    """A tool's risk score: 100 per high finding, 10 per warning (info counts nothing).
+
+    Used to rank tools (a poisoned variant should rank above its clean original).
+    """
+    return sum(_WEIGHT[f.severity] for f in findings)
+
+
+_WEIGHT = {"info": 0, "warning": 10, "high": 100}
 
 
 def at_or_above(findings: Iterable[Finding], severity: str) -> list[Finding]:
