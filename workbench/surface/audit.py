@@ -124,8 +124,6 @@ _ZERO_WIDTH = ("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d"
                "\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0")
 _CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 _SUSPECT = re.compile(f"[{_TAG}{_BIDI}{_ZERO_WIDTH}{_CONTROL}]")
-# What a terminal must never get raw: the above plus CR, LF and TAB (they forge rows).
-_UNPRINTABLE = re.compile(f"[{_TAG}{_BIDI}{_ZERO_WIDTH}{_CONTROL}\t\n\r\u2028\u2029]")
 _CLASS_OF = (
     (re.compile(f"[{_TAG}]"), "hidden.tag", "high"),
     (re.compile(f"[{_BIDI}]"), "hidden.bidi", "high"),
@@ -140,14 +138,11 @@ _PADDING = re.compile(r"[ \t\u00a0\u3000]{40,}\S|\n(?:[ \t]*\n){7,}[ \t]*\S")
 def visible(text: str) -> str:
     """``text`` with every invisible or control character spelled as an escape.
 
-    CR, LF and TAB included, with bidi overrides, zero-width and tag characters and terminal
-    escapes: use it before printing anything a server wrote to a terminal or a table (a LF in
-    a tool name would forge a row, a CR would overwrite its severity).
+    The project's one rule for server text on a screen (:func:`workbench.textsafe.escape`):
+    CR, LF and TAB, terminal escapes, bidi overrides, zero-width and tag characters. A LF in
+    a tool name would otherwise forge a table row, a CR overwrite its severity.
     """
-    if _UNPRINTABLE.search(text) is None:
-        return text
-    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}" if ord(m.group()) < 0x10000
-                            else f"\\U{ord(m.group()):08x}", text)
+    return escape(text)
 
 
 def _excerpt(text: str, start: int, end: int, pad: int = 40) -> str:
@@ -273,12 +268,16 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
         skeletons.setdefault(_skeleton(name), set()).add(name)
         names_on.setdefault(srv, set()).add(name)
     all_names = frozenset(servers_of)
-    foreign_of = {srv: all_names - names for srv, names in names_on.items()}
+    mine_of = {srv: frozenset(names) for srv, names in names_on.items()}
+    # Foreign: a name some other server offers (even when this server offers it too).
+    foreign_of = {srv: frozenset(n for n, owners in servers_of.items()
+                                 if any(o != srv for o in owners))
+                  for srv in names_on}
     findings: list[Finding] = []
     for srv, tool in tools:
         if focus is not None and (srv, str(tool.get("name", ""))) not in focus:
             continue
-        findings.extend(_audit_tool(srv, tool, servers_of, skeletons, names_on[srv],
+        findings.extend(_audit_tool(srv, tool, servers_of, skeletons, mine_of[srv],
                                     foreign_of[srv]))
     findings.sort(key=lambda f: (-_RANK[f.severity], f.server, f.tool, f.code, f.field,
                                  f.evidence))
@@ -286,7 +285,7 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
 
 
 def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list[str]],
-                skeletons: Mapping[str, set[str]], mine: set[str],
+                skeletons: Mapping[str, set[str]], mine: frozenset[str],
                 foreign: frozenset[str]) -> list[Finding]:
     raw_name = tool.get("name")
     name = raw_name if isinstance(raw_name, str) else ""
@@ -326,8 +325,8 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     if not isinstance(props, Mapping):
         props = {}
     title = tool.get("title") if isinstance(tool.get("title"), str) else ""
-    ctx = ToolContext(name=name, params=frozenset(map(str, props)), purpose=words_of(name, title or "", *map(str, props)),
-                      topic=words_of(name, title or ""), siblings=frozenset(mine - {name}), foreign=foreign)
+    ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),
+                      siblings=mine, foreign=foreign)
     description = ""
     for field, text in tool_texts(tool):
         if not text:

@@ -122,8 +122,8 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
     for item in chosen(corpus["poisoned"]):
         tool = item["tool"]
         base_name = item["base"].split("/", 1)[1] if item.get("base") else None
-        found = _of(audit(_with(env, item["server"], [tool], base_name)),
-                    item["server"], tool["name"])
+        found = _of(audit(_with(env, item["server"], [tool], base_name),
+                          focus={(item["server"], tool["name"])}), item["server"], tool["name"])
         worst = _worst(found)
         counts = classes.setdefault(item["class"], {"n": 0, "warning": 0, "high": 0})
         counts["n"] += 1
@@ -151,7 +151,8 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
         by_server.setdefault(item["server"], []).append(item)
     look_flagged = []
     for server, items in sorted(by_server.items()):
-        found = audit(_with(env, server, [copy.deepcopy(i["tool"]) for i in items]))
+        found = audit(_with(env, server, [copy.deepcopy(i["tool"]) for i in items]),
+                      focus={(server, i["tool"]["name"]) for i in items})
         for item in items:
             if _worst(_of(found, server, item["tool"]["name"])) in ("warning", "high"):
                 look_flagged.append(item["id"])

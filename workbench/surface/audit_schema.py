@@ -67,6 +67,7 @@ _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 # A parameter text that points at the session or the user: what the model knows, not input.
 _POINTS_AT_SESSION = re.compile(r"\b(?:you|your|user'?s?|so\s+far|mentioned|recent|previous|"
                                 r"everything)\b", re.IGNORECASE)
+_SINK_GATE = re.compile("|".join(sorted(_SINKS | _SENSITIVE_SINKS)), re.IGNORECASE)
 _FREE_TYPES = (None, "string", "object", "array")
 
 
@@ -87,7 +88,8 @@ _READ_ONLY_CLAIM = re.compile(
     r"\bread[\s-]?only\b|\bnever\s+(?:changes?|modif(?:y|ies)|writes?|deletes?|alters?|"
     r"touch(?:es)?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
     r"touch|write|alter|delete)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
-    r"|\bpurely\s+informational\b|\bnon[\s-]destructive\b|\bsafely\s+(?:shows|reads|lists)\b",
+    r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written|deleted)\b"
+    r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b|\bnon[\s-]destructive\b|\bsafely\s+(?:shows|reads|lists)\b",
     re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
@@ -96,7 +98,7 @@ _OFFLINE_CLAIM = re.compile(
 _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase", "reset",
                      "overwrite", "kill", "push", "send", "post", "write", "update", "create",
                      "add", "set", "move", "rename", "commit", "upload", "publish", "revoke",
-                     "replace", "force", "persist", "truncate", "merge"})
+                     "replace", "force", "persist", "truncate", "merge", "share"})
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote"})
 
@@ -108,14 +110,17 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     ``purpose_text`` is the tool's name and title: what the tool says it is for.
     """
     out: list[tuple[str, str, str, int, int, str, str]] = []
-    said = {_stem(w) for w in words_of(description, purpose_text)}
+    said: set[str] | None = None  # computed only when a parameter looks like a sink
     for param, schema in props.items():
-        if not isinstance(schema, Mapping) or not _free_text(schema):
+        if not isinstance(schema, Mapping) or not _SINK_GATE.search(param) or not _free_text(
+                schema):
             continue
         words = words_of(param)
         sensitive = words & _SENSITIVE_SINKS
         if not (sensitive or words & _SINKS):
             continue
+        if said is None:
+            said = {_stem(w) for w in words_of(description, purpose_text)}
         if {_stem(w) for w in words} & said:
             continue  # the tool's own text explains it
         sensitive = {w for w in sensitive if not any(
@@ -134,7 +139,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             out.append(("params.sink", "warning", field, -1, -1,
                         f"free-text parameter {param!r} that the description never explains: "
                         "a place to drop data", text or param))
-    for offset, sentence in sentences(description):
+    claims = _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
+    for offset, sentence in sentences(description) if claims else ():
         m = _READ_ONLY_CLAIM.search(sentence)
         if m:
             why = _writes(tool, props)

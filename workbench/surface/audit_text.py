@@ -24,29 +24,38 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 __all__ = ["ToolContext", "read_text", "sentences", "words_of"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ToolContext:
     """What a text is read against.
 
     Attributes:
         name: The tool's name.
+        title: The tool's title ("" when it has none).
         params: The tool's parameter names.
-        purpose: Lowercased words of the tool's name, title and parameter names.
-        topic: Lowercased words of the tool's name and title: what it says it is about.
-        siblings: Names of the other tools of the same server.
-        foreign: Names of tools that only other servers offer.
+        siblings: Names of the tools of the same server (its own name included).
+        foreign: Names of tools that some other server offers.
     """
 
     name: str
+    title: str
     params: frozenset[str]
-    purpose: frozenset[str]
-    topic: frozenset[str]
     siblings: frozenset[str]
     foreign: frozenset[str]
+
+    @cached_property
+    def topic(self) -> frozenset[str]:
+        """Lowercased words of the name and title: what the tool says it is about."""
+        return words_of(self.name, self.title)
+
+    @cached_property
+    def purpose(self) -> frozenset[str]:
+        """The topic plus the words of the parameter names."""
+        return self.topic | words_of(*self.params)
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -123,9 +132,14 @@ _OVERRIDE = _rx(
     r"\bhide\s+(?:this|it|that)\b[^.]{0,40}\bfrom\b",
     r"\b(?:respond|reply|answer)\s+only\s+with\b",
     r"<\s*/?\s*(?:important|system|instructions?|secret|admin|hidden|assistant|sys)\s*>",
-    r"\[\[?\s*(?:system|admin|assistant|developer|sys)[\w\s-]*\]\]?"
+    r"\[\[?\s*(?:system|admin|assistant|developer|sys|policy|operator)[\w\s.-]*\]\]?"
     r"|#{2,}\s*(?:system|admin|assistant)\s*#*|<!--",
-    r"\b(?:system|admin(?:istrator)?)\s+(?:override|note|message|notice)\b",
+    r"\b(?:system|admin(?:istrator)?|operator|developer)\s+(?:override|note|message|notice)\b",
+    r"\bend\s+of\s+(?:the\s+)?(?:tool\s+)?description\b",
+    r"\b(?:restrictions|constraints|rules|guidelines|limits|safeguards)\s+(?:are|have\s+been"
+    r"|were)\s+(?:lifted|removed|disabled|suspended|waived|off)\b",
+    r"\b(?:must|should|will)\s+(?:never|not)\s+be\s+(?:shown|told|revealed|disclosed|"
+    r"mentioned|visible)\s+to\b",
     r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak",
     r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
     r"show|notify|alert|bring\s+(?:this|it)\s+up|ask)\b",
@@ -150,6 +164,7 @@ _FAVOUR = _rx(
     r"\b(?:kindly|please|ideally|a\s+nice\s+touch|thank\s+you\s+for|friendly\s+reminder)\b",
     r"\bas\s+a\s+(?:small\s+|little\s+)?(?:favou?r|courtesy)\b",
     r"\b(?:could|would)\s+you\b|\bwould\s+you\s+mind\b",
+    r"\b(?:like|love|appreciate|prefer)s?\s+it\s+(?:if|when)\b",
     r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b",
     r"\b(?:is|are)\s+expected\s+to\b",
     r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b",
@@ -157,7 +172,7 @@ _FAVOUR = _rx(
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 _BEYOND = _rx(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
-    r"after\s+(?:that|every|each)|go\s+on\s+to|whatever)\b",
+    r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever)\b",
     r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
     r"returning|using\s+any)\b",
     r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
@@ -165,12 +180,17 @@ _BEYOND = _rx(
     r"\b(?:recommend|promote|advertise|avoid\s+(?:naming|mentioning))\b",
 )
 # Data that belongs to the user or the session, not to a tool's call.
-_PERSONAL = _rx(
+# The session itself: the conversation, earlier turns, the system prompt.
+_SESSION = _rx(
     r"\b(?:conversation|chat(?:\s+history)?|message\s+history|messages?\s+so\s+far|"
     r"previous\s+(?:answer|response|messages?|replies)|last\s+message|what\s+the\s+user\s+"
     r"(?:said|wrote)|system\s+prompt|your\s+instructions)\b",
+)
+_PERSONAL = _rx(
+    _SESSION.pattern,
     r"\b(?:the\s+)?(?:user|human|person)(?:'s|s')\s+\w+",
     r"\b(?:recent|earlier|previous)\s+(?:messages?|turns?|prompts?)\b",
+    r"\bwhat\s+the\s+(?:user|person|human)\s+(?:is|was|has|had)\b",
     r"\b(?:their|your)\s+(?:next\s+meeting|calendar|contacts?|location|home\s+address)",
 )
 _SECRET_FILE = _rx(
@@ -187,7 +207,7 @@ _SECRET = _rx(
     r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
     r"passphrases?|credentials?|seed\s+phrases?|recovery\s+phrases?|ssh\s+(?:private\s+)?keys?|"
     r"2fa(?:\s+codes?)?|otp)\b",
-    r"(?-i:\b[A-Z][A-Za-z]+\s+tokens?\b)",  # a named service's token: "GitHub token"
+    r"(?-i:\b[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",  # "GitHub token", "OpenAI key"
     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
     r"\benvironment\s+variables?\b",
 )
@@ -213,9 +233,43 @@ _SHADOW_VERB = _rx(
 )
 # A tool named by an instruction about when it runs, even one no server here offers.
 _NAMED_TOOL_HOOK = re.compile(
-    r"\b(?:if|when|whenever|after|before|once)\s+[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?\s+"
+    r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+)?[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)"
+    r"[`'\"]?\s+(?:tool\s+)?"
     r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b",
     re.IGNORECASE)
+# An imperative sentence: it starts with a verb that hands something over or acts.
+# A leading clause ("Before answering, use ...") may come first.
+_IMPERATIVE = re.compile(
+    r"\W*(?:[^,.;:]{0,60},\s*)?(?:always\s+|first\s+|also\s+)?(?:read|send|include|pass|provide|attach|upload|"
+    r"paste|share|give|forward|copy|post|email|append|leak|enter|supply|put|prefix|add|call|"
+    r"use|run|invoke|open|fetch|store|keep)\b", re.IGNORECASE)
+# Putting this tool ahead of everything else.
+_PRIORITY = _rx(
+    r"\bbefore\s+(?:anything|any\s+other|every|each|answering|responding|replying|doing"
+    r"\s+anything|any\s+(?:question|request|task|message|answer))\b",
+    # Unconditional only: "always call this tool when asked X" is a usage hint.
+    r"\b(?:call|use|run|invoke)\s+this\s+tool\s+(?:first|before\s+(?:any|every))\b",
+    r"\bfirst,?\s+(?:call|use|run|invoke)\s+this\s+tool\b(?!\s+(?:when|if|to)\b)",
+    r"\bat\s+the\s+start\s+of\s+every\b",
+)
+_STRONG = _rx(r"\b(?:must|shall|have\s+to|has\s+to|needs?\s+to|required\s+to)\b")
+# Topics that make the session the tool's own subject (a chat exporter, a summariser).
+_SESSION_TOPICS = frozenset({"conversation", "chat", "history", "transcript", "message",
+                             "messages", "profile", "contact", "contacts", "user", "users",
+                             "me", "account"})
+_READ_PATH = re.compile(
+    r"\b(?:read|cat|open|attach|include|upload|send|load)\s+(?:the\s+)?(?:contents?\s+of\s+"
+    r"(?:the\s+)?)?[`'\"]?(?:~/|/home/|/Users/|/root/|/etc/|/var/|[A-Za-z]:\\)[\w./\\-]+",
+    re.IGNORECASE)
+_FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory", "dir",
+                         "folder"})
+
+
+def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
+    """The sentence names one of the tool's parameters: documentation of its own input."""
+    return any(p in sentence for p in ctx.params if len(p) > 1)
+
+
 _GENERIC_TOOLS = _rx(
     r"\b(?:any|all|every|each)\s+other\s+tools?\b",
     r"\b(?:when|whenever|if)\s+(?:any|another|other)\s+tools?\b",
@@ -230,9 +284,24 @@ _GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "<", "["
                   "ask", "without", "secret", "hidden", "private", "silent", "quiet", "covert",
                   "discreet", "user", "objective", "goal", "instruction", "now on", "hide",
                   "assistant", "ai:", "only with", "note to", "note for", "guidance",
-                  "supersede")
+                  "supersede", "end of", "lifted", "removed", "disabled", "suspended", "waived",
+                  "operator", "policy", "shown", "told", "visible")
 _GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
               "keychain", "private-keys")
+
+
+_GATE_ADDRESS_RX = re.compile(
+    r"\b(?:you|your|assistants?|models?|ai|llms?|agents?|we|us|our|kindly|please|ideally|"
+    r"thank|favou?r|could|would|practice|works|expected|reminder|nice|smoothest|best|optimal|"
+    r"like|likes|love|appreciate|prefer|helps|courtesy)\b")
+_GATE_IMPERATIVE_RX = re.compile(
+    r"\b(?:read|send|include|pass|provide|attach|upload|paste|share|give|forward|copy|post|"
+    r"email|append|leak|enter|supply|put|prefix|add|call|use|run|invoke|open|fetch|store|"
+    r"keep)\b")
+_GATE_SECRET_RX = re.compile(r"key|token|secret|passw|passphrase|credential|cookie|otp|2fa|"
+                             r"environment|phrase|_pat\b")
+_GATE_OVERRIDE_RX = re.compile("|".join(map(re.escape, _GATE_OVERRIDE)))
+_GATE_FILE_RX = re.compile("|".join(map(re.escape, _GATE_FILE)))
 
 
 def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
@@ -253,8 +322,13 @@ def _own(words: frozenset[str], ctx: ToolContext) -> bool:
     title or parameters (``dotenv`` and ``.env``), or the tool is about secrets."""
     if ctx.topic & _SECRET_PURPOSE:
         return True
-    return any(w in p or p in w for w in words if len(w) > 2 for p in ctx.purpose
-               if len(p) > 2)
+    return any(w in p or p in w for w in words - _GENERIC_PATH_WORDS if len(w) > 2
+               for p in ctx.purpose if len(p) > 2)
+
+
+# Path words too common to tie a path to a tool ("git" in git_diff and ~/.git-credentials).
+_GENERIC_PATH_WORDS = frozenset({"git", "config", "etc", "json", "dat", "desktop", "private",
+                                 "keys", "key", "bash", "zsh", "history", "home", "d", "v1"})
 
 
 def read_text(text: str, ctx: ToolContext,
@@ -268,11 +342,25 @@ def read_text(text: str, ctx: ToolContext,
             seen.add(code)
             out.append((code, severity, start, end, reason))
 
-    for offset, sentence in sentences(text):
+    # Gates on the whole text first: a block whose words the text lacks skips every sentence.
+    whole = text.lower()
+    g_address = _GATE_ADDRESS_RX.search(whole) is not None
+    g_imperative = _GATE_IMPERATIVE_RX.search(whole) is not None
+    g_override = _GATE_OVERRIDE_RX.search(whole) is not None
+    g_file = _GATE_FILE_RX.search(whole) is not None
+    g_secret = _GATE_SECRET_RX.search(whole) is not None
+    g_path = "/" in text or "\\" in text
+    g_hook = "_" in text or "-" in text
+    g_tools = bool(ctx.foreign) and not ctx.foreign.isdisjoint(_TOOL_TOKEN.findall(text))
+    g_generic = "tool" in whole
+    if not (g_address or g_imperative or g_override or g_file or g_secret or g_path
+            or g_hook or g_tools or g_generic):
+        return out
+    for index, (offset, sentence) in enumerate(sentences(text)):
         lower = sentence.lower()
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
-        if any(g in lower for g in _GATE_OVERRIDE):
+        if g_override and _GATE_OVERRIDE_RX.search(lower):
             for m in _OVERRIDE.finditer(sentence):
                 if _quoted(sentence, m.start(), m.end()):
                     continue
@@ -282,36 +370,63 @@ def read_text(text: str, ctx: ToolContext,
                 break
         # 2. A directive aimed at the model: it is addressed (or asked a favour) and asked
         #    for something beyond this call.
-        favour = _FAVOUR.search(sentence)
-        address = favour or _ADDRESS.search(sentence)
-        beyond = _BEYOND.search(sentence)
-        personal = _PERSONAL.search(sentence)
-        transfer = _TRANSFER.search(sentence)
-        if personal and not transfer:
-            personal = None
-        if personal and _negated(sentence, personal.start()):
-            personal = None
-        if address and (beyond or personal) and (favour or beyond and personal or
-                                                 personal and transfer):
+        # Most sentences address no one: one gate skips the rest of this block for them.
+        favour = address = None
+        if g_address and _GATE_ADDRESS_RX.search(lower):
+            favour = _FAVOUR.search(sentence)
+            address = favour or _ADDRESS.search(sentence)
+        imperative = _IMPERATIVE.match(sentence) if g_imperative else None
+        transfer = personal = beyond = priority = strong = None
+        if address or imperative:
+            beyond = _BEYOND.search(sentence)
+            transfer = _TRANSFER.search(sentence)
+            personal = _PERSONAL.search(sentence) if transfer else None
+            if personal and _negated(sentence, personal.start()):
+                personal = None
+            # A description's first sentence says what the tool does, often as an imperative
+            # ("Add a review comment to the user's review"); later ones address the reader.
+            if imperative and not index and not is_param and personal and not _SESSION.search(
+                    sentence):
+                imperative = None
+            priority = _PRIORITY.search(sentence)
+            strong = address and _STRONG.search(sentence) and not _names_own_param(sentence,
+                                                                                    ctx)
+        if personal and (address or imperative) and not ctx.topic & _SESSION_TOPICS:
             directive = True
-            hit = personal or beyond
+            add("secret.request", "high", offset + personal.start(), offset + personal.end(),
+                "asks for the user's data or the conversation, which this tool does not need")
+        if (address or imperative) and (favour and (beyond or personal) or personal
+                                        or priority or strong and beyond):
+            directive = True
+            hit = personal or beyond or priority
+            start = (address or imperative).start()
             assert hit is not None
             severity = "high" if personal and favour else "warning"
-            add("directive.model", severity, offset + address.start(), offset + hit.end(),
+            add("directive.model", severity, offset + start, offset + hit.end(),
                 "asks the model for something beyond this call"
-                + (" (the user's data or the conversation)" if personal else ""))
+                + (" (the user's data or the conversation)" if personal else
+                   " (to put this tool first)" if priority and not beyond else ""))
         # 3. Sensitive files: unless negated, quoted, or the tool's own subject.
-        if any(g in lower for g in _GATE_FILE):
+        if g_file and _GATE_FILE_RX.search(lower):
             for m in _SECRET_FILE.finditer(sentence):
-                if _negated(sentence, m.start()) or _quoted(sentence, m.start(), m.end()):
+                # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
+                if _negated(sentence, m.start()):
                     continue
                 if _own(words_of(m.group()), ctx):
                     continue
                 add("secret.file", "high", offset + m.start(), offset + m.end(),
                     "names a sensitive file that is not this tool's subject")
                 break
+        # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
+        m = _READ_PATH.search(sentence) if g_path and ("/" in sentence or "\\" in sentence) \
+            else None
+        if m and not _negated(sentence, m.start()) and not ctx.purpose & _FILE_WORDS:
+            add("secret.file", "high", offset + m.start(), offset + m.end(),
+                "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
-        m = _SECRET.search(sentence)
+        m = _SECRET.search(sentence) if g_secret and _GATE_SECRET_RX.search(lower) else None
+        if m and transfer is None:
+            transfer = _TRANSFER.search(sentence)
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                     m.end()):
             # "your AWS_SECRET_KEY in symbol": placed into one of this tool's parameters.
@@ -321,14 +436,16 @@ def read_text(text: str, ctx: ToolContext,
                 placed = None
             if not _own(words_of(m.group()), ctx):
                 if transfer or placed or is_param:
-                    add("secret.request", "high" if transfer or placed else "warning",
+                    add("secret.request" if transfer or placed else "secret.param",
+                        "high" if transfer or placed else "warning",
                         offset + m.start(), offset + m.end(),
                         "asks for a secret or credential this tool's purpose does not need")
         # 5. Other tools: siblings are documentation, another server's tool is shadowing.
-        if ctx.foreign:
+        if g_tools and not ctx.foreign.isdisjoint(_TOOL_TOKEN.findall(sentence)):
             for t in _TOOL_TOKEN.finditer(sentence):
                 word = t.group()
-                if word not in ctx.foreign or word == ctx.name or word in ctx.siblings:
+                # A name another server also offers is foreign even if this one has it too.
+                if word not in ctx.foreign or word == ctx.name:
                     continue
                 if not _plain_name_counts(word, sentence, t.start(), t.end()):
                     continue
@@ -338,11 +455,12 @@ def read_text(text: str, ctx: ToolContext,
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
                 break
-        m = _NAMED_TOOL_HOOK.search(sentence)
+        m = _NAMED_TOOL_HOOK.search(sentence) if g_hook and ("_" in sentence or "-" in sentence) \
+            else None
         if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name:
             add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                 f"hooks onto {m.group(1)!r}, a tool this server does not offer")
-        if "tool" in lower:
+        if g_generic and "tool" in lower:
             m = _GENERIC_TOOLS.search(sentence)
             if m and not _negated(sentence, m.start()):
                 add("shadowing.generic", "high" if directive or address else "warning",
