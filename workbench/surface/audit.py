@@ -56,8 +56,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.contracts.characters import named_characters
 from workbench.surface.audit_schema import check_schema, phantom_params
-from workbench.surface.audit_text import ToolContext, read_text, words_of
+from workbench.surface.audit_text import ToolContext, read_text
 from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = ["SEVERITIES", "Finding", "at_or_above", "audit", "phantom_params", "risk",
@@ -231,6 +232,12 @@ def _schema_of(tool: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return schema if isinstance(schema, Mapping) else None
 
 
+def _name_of(tool: Mapping[str, Any]) -> str:
+    """The tool's name; "" when missing or not a string (flagged as invalid, never a crash)."""
+    name = tool.get("name")
+    return name if isinstance(name, str) else ""
+
+
 def _as_wire(tool: Any) -> Mapping[str, Any]:
     if isinstance(tool, Mapping):
         return tool
@@ -263,11 +270,10 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     skeletons: dict[str, set[str]] = {}
     names_on: dict[str, set[str]] = {}
     for srv, tool in tools:
-        name = str(tool.get("name", ""))
+        name = _name_of(tool)
         servers_of.setdefault(name, []).append(srv)
         skeletons.setdefault(_skeleton(name), set()).add(name)
         names_on.setdefault(srv, set()).add(name)
-    all_names = frozenset(servers_of)
     mine_of = {srv: frozenset(names) for srv, names in names_on.items()}
     # Foreign: a name some other server offers (even when this server offers it too).
     foreign_of = {srv: frozenset(n for n, owners in servers_of.items()
@@ -275,7 +281,7 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
                   for srv in names_on}
     findings: list[Finding] = []
     for srv, tool in tools:
-        if focus is not None and (srv, str(tool.get("name", ""))) not in focus:
+        if focus is not None and (srv, _name_of(tool)) not in focus:
             continue
         findings.extend(_audit_tool(srv, tool, servers_of, skeletons, mine_of[srv],
                                     foreign_of[srv]))
@@ -287,8 +293,7 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
 def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list[str]],
                 skeletons: Mapping[str, set[str]], mine: frozenset[str],
                 foreign: frozenset[str]) -> list[Finding]:
-    raw_name = tool.get("name")
-    name = raw_name if isinstance(raw_name, str) else ""
+    name = _name_of(tool)
     out: list[Finding] = []
 
     def add(code: str, severity: str, field: str, evidence: str, reason: str,
@@ -312,9 +317,10 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             "called is ambiguous")
     twins = sorted(skeletons.get(_skeleton(name), set()) - {name})
     if twins:
-        add("name.confusable", "warning", "name", visible(name),
-            f"looks like {', '.join(repr(visible(t)) for t in twins)}; differs by "
-            f"{_differences(name, twins[0])}")
+        looks = ", ".join(repr(visible(t)) for t in twins)
+        add("name.confusable", "warning", "name",
+            f"{visible(name)!r} looks like {looks}" + named_characters(name, *twins),
+            f"looks like {looks}; differs by {_differences(name, twins[0])}")
     hints = tool.get("annotations")
     if not hints:
         add("hints.missing", "info", "annotations", "no annotations",

@@ -22,7 +22,8 @@ __all__ = ["check_schema", "phantom_params"]
 
 # "the `limit` parameter", "parameter called depth", "pass `q` as ..."
 _QUOTED = r"[`'\"]([A-Za-z_][A-Za-z0-9_]*)[`'\"]"
-_PARAM_WORD = r"(?:parameters?|params?|arguments?|args?|inputs?)"
+# Not "fields": responses have fields too ("the `lastPage` field" is output, not input).
+_PARAM_WORD = r"(?:parameters?|params?|arguments?|args?|options?|flags?|inputs?)"
 _PARAM_REF = re.compile(
     rf"{_QUOTED}\s+{_PARAM_WORD}\b"
     rf"|\b{_PARAM_WORD}\s+(?:named\s+|called\s+)?{_QUOTED}"

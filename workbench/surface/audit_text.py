@@ -278,30 +278,65 @@ _GENERIC_TOOLS = _rx(
 _TOOL_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 # Cheap gates: most honest sentences skip every pattern after a few substring tests.
-_GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "<", "[", "##",
-                  "system", "admin", "developer", "restriction", "limits", "jailbreak", "tell",
-                  "mention", "inform", "reveal", "disclos", "show", "notif", "alert", "bring",
-                  "ask", "without", "secret", "hidden", "private", "silent", "quiet", "covert",
-                  "discreet", "user", "objective", "goal", "instruction", "now on", "hide",
-                  "assistant", "ai:", "only with", "note to", "note for", "guidance",
-                  "supersede", "end of", "lifted", "removed", "disabled", "suspended", "waived",
-                  "operator", "policy", "shown", "told", "visible")
+# Gates are word prefixes (one C-level startswith per word) plus a few phrases.
+_GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "system", "admin",
+                  "developer", "restriction", "limits", "jailbreak", "tell", "mention",
+                  "inform", "reveal", "disclos", "show", "notif", "alert", "bring", "ask",
+                  "without", "secret", "hidden", "private", "silent", "quiet", "covert",
+                  "discreet", "user", "objective", "goal", "instruction", "hide", "assistant",
+                  "guidance", "supersede", "lifted", "removed", "disabled", "suspended",
+                  "waived", "operator", "policy", "shown", "told", "visible", "respond",
+                  "reply", "answer")
+_GATE_OVERRIDE_PHRASES = ("<", "[", "##", "ai:", "now on", "note to", "note for", "end of")
 _GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
               "keychain", "private-keys")
 
 
-_GATE_ADDRESS_RX = re.compile(
-    r"\b(?:you|your|assistants?|models?|ai|llms?|agents?|we|us|our|kindly|please|ideally|"
-    r"thank|favou?r|could|would|practice|works|expected|reminder|nice|smoothest|best|optimal|"
-    r"like|likes|love|appreciate|prefer|helps|courtesy)\b")
-_GATE_IMPERATIVE_RX = re.compile(
-    r"\b(?:read|send|include|pass|provide|attach|upload|paste|share|give|forward|copy|post|"
-    r"email|append|leak|enter|supply|put|prefix|add|call|use|run|invoke|open|fetch|store|"
-    r"keep)\b")
-_GATE_SECRET_RX = re.compile(r"key|token|secret|passw|passphrase|credential|cookie|otp|2fa|"
-                             r"environment|phrase|_pat\b")
-_GATE_OVERRIDE_RX = re.compile("|".join(map(re.escape, _GATE_OVERRIDE)))
-_GATE_FILE_RX = re.compile("|".join(map(re.escape, _GATE_FILE)))
+_GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
+                 "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
+                 "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
+                 "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
+                 "appreciate", "prefer", "helps", "courtesy")
+_GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
+                    "share", "give", "forward", "copy", "post", "email", "append", "leak",
+                    "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
+                    "open", "fetch", "store", "keep")
+_GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie",
+                "otp", "2fa", "environment", "phrase", "pat")
+_ADDRESS_SET = frozenset(_GATE_ADDRESS)
+_OVERRIDE_HEADS = frozenset(p[:3] for p in _GATE_OVERRIDE)
+_SECRET_HEADS = frozenset(p[:3] for p in _GATE_SECRET)
+_IMPERATIVE_SET = frozenset(_GATE_IMPERATIVE)
+
+
+def _gates(lower: str) -> set[str]:
+    """Which reading blocks a (lowercased) text can trigger at all.
+
+    Cheap set and substring tests, so most sentences run none of a block's patterns.
+    """
+    out: set[str] = set()
+    words = set(_WORD.findall(lower))
+    if not words.isdisjoint(_ADDRESS_SET):
+        out.add("address")
+    if not words.isdisjoint(_IMPERATIVE_SET):
+        out.add("imperative")
+    heads = {w[:3] for w in words}  # prefixes are 3+ letters: compare heads, then confirm
+    if not heads.isdisjoint(_OVERRIDE_HEADS) and any(w.startswith(_GATE_OVERRIDE)
+                                                     for w in words) or any(
+            p in lower for p in _GATE_OVERRIDE_PHRASES):
+        out.add("override")
+    if not heads.isdisjoint(_SECRET_HEADS) and any(w.startswith(_GATE_SECRET) for w in words):
+        out.add("secret")
+    if ("~/" in lower or "." in lower or "/" in lower or "id_" in lower or "wallet" in lower
+            or "keychain" in lower) and any(p in lower for p in _GATE_FILE):
+        out.add("file")
+    if "/" in lower or "\\" in lower:
+        out.add("path")
+    if "_" in lower or "-" in lower:
+        out.add("hook")
+    if "tool" in lower:
+        out.add("generic")
+    return out
 
 
 def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
@@ -318,8 +353,11 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
 
 
 def _own(words: frozenset[str], ctx: ToolContext) -> bool:
-    """A secret or path is the tool's own subject: it shares a word with the tool's name,
-    title or parameters (``dotenv`` and ``.env``), or the tool is about secrets."""
+    """Whether a secret or path is the tool's own subject.
+
+    It is when it shares a word with the tool's name, title or parameters (``dotenv`` and
+    ``.env``), or when the tool is about secrets.
+    """
     if ctx.topic & _SECRET_PURPOSE:
         return True
     return any(w in p or p in w for w in words - _GENERIC_PATH_WORDS if len(w) > 2
@@ -343,24 +381,18 @@ def read_text(text: str, ctx: ToolContext,
             out.append((code, severity, start, end, reason))
 
     # Gates on the whole text first: a block whose words the text lacks skips every sentence.
-    whole = text.lower()
-    g_address = _GATE_ADDRESS_RX.search(whole) is not None
-    g_imperative = _GATE_IMPERATIVE_RX.search(whole) is not None
-    g_override = _GATE_OVERRIDE_RX.search(whole) is not None
-    g_file = _GATE_FILE_RX.search(whole) is not None
-    g_secret = _GATE_SECRET_RX.search(whole) is not None
-    g_path = "/" in text or "\\" in text
-    g_hook = "_" in text or "-" in text
     g_tools = bool(ctx.foreign) and not ctx.foreign.isdisjoint(_TOOL_TOKEN.findall(text))
-    g_generic = "tool" in whole
-    if not (g_address or g_imperative or g_override or g_file or g_secret or g_path
-            or g_hook or g_tools or g_generic):
+    text_gates = _gates(text.lower())
+    if not g_tools and not text_gates:
         return out
+    single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
     for index, (offset, sentence) in enumerate(sentences(text)):
         lower = sentence.lower()
+        # A one-sentence text has its gates already; longer ones narrow them per sentence.
+        gates = text_gates if single or len(text) < 400 else _gates(lower)
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
-        if g_override and _GATE_OVERRIDE_RX.search(lower):
+        if "override" in gates:
             for m in _OVERRIDE.finditer(sentence):
                 if _quoted(sentence, m.start(), m.end()):
                     continue
@@ -372,10 +404,10 @@ def read_text(text: str, ctx: ToolContext,
         #    for something beyond this call.
         # Most sentences address no one: one gate skips the rest of this block for them.
         favour = address = None
-        if g_address and _GATE_ADDRESS_RX.search(lower):
+        if "address" in gates:
             favour = _FAVOUR.search(sentence)
             address = favour or _ADDRESS.search(sentence)
-        imperative = _IMPERATIVE.match(sentence) if g_imperative else None
+        imperative = _IMPERATIVE.match(sentence) if "imperative" in gates else None
         transfer = personal = beyond = priority = strong = None
         if address or imperative:
             beyond = _BEYOND.search(sentence)
@@ -407,7 +439,7 @@ def read_text(text: str, ctx: ToolContext,
                 + (" (the user's data or the conversation)" if personal else
                    " (to put this tool first)" if priority and not beyond else ""))
         # 3. Sensitive files: unless negated, quoted, or the tool's own subject.
-        if g_file and _GATE_FILE_RX.search(lower):
+        if "file" in gates:
             for m in _SECRET_FILE.finditer(sentence):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
                 if _negated(sentence, m.start()):
@@ -418,13 +450,12 @@ def read_text(text: str, ctx: ToolContext,
                     "names a sensitive file that is not this tool's subject")
                 break
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
-        m = _READ_PATH.search(sentence) if g_path and ("/" in sentence or "\\" in sentence) \
-            else None
+        m = _READ_PATH.search(sentence) if "path" in gates else None
         if m and not _negated(sentence, m.start()) and not ctx.purpose & _FILE_WORDS:
             add("secret.file", "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
-        m = _SECRET.search(sentence) if g_secret and _GATE_SECRET_RX.search(lower) else None
+        m = _SECRET.search(sentence) if "secret" in gates else None
         if m and transfer is None:
             transfer = _TRANSFER.search(sentence)
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
@@ -455,12 +486,11 @@ def read_text(text: str, ctx: ToolContext,
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
                 break
-        m = _NAMED_TOOL_HOOK.search(sentence) if g_hook and ("_" in sentence or "-" in sentence) \
-            else None
+        m = _NAMED_TOOL_HOOK.search(sentence) if "hook" in gates else None
         if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name:
             add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                 f"hooks onto {m.group(1)!r}, a tool this server does not offer")
-        if g_generic and "tool" in lower:
+        if "generic" in gates:
             m = _GENERIC_TOOLS.search(sentence)
             if m and not _negated(sentence, m.start()):
                 add("shadowing.generic", "high" if directive or address else "warning",
