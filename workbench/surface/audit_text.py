@@ -89,7 +89,9 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
 # -- context: negation and quotation ------------------------------------------------------
 _NEGATION = _rx(
     r"\b(?:never|not|no|nothing|none|without|neither|nor|cannot)\b", r"n't\b",
-    r"\b(?:refus|reject|skipp|exclud|block|deni|forbidd|ignor)(?:e|es|ed|ing|s)?\b",
+    # The tool's own behaviour ("refuses", "skipped"), never an imperative ("Ignore ...").
+    r"\b(?:refus(?:es|ed|ing)|reject(?:s|ed)|skip(?:s|ped)|exclud(?:es|ed)|block(?:s|ed)|"
+    r"denie[sd]|forbid(?:s|den)|ignor(?:es|ed))\b",
     r"\bunless\b", r"\bother\s+than\b", r"\bexcept\b",
 )
 # Commas do not end a clause: "never reads ~/.ssh, .env or ..." negates the whole list.
