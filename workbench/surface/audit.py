@@ -59,6 +59,7 @@ from typing import Any
 from workbench.contracts.characters import named_characters
 from workbench.surface.audit_schema import check_schema, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text
+from workbench.textsafe import escape
 from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = ["SEVERITIES", "Finding", "at_or_above", "audit", "phantom_params", "risk",
