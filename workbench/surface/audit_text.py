@@ -392,6 +392,8 @@ def read_text(text: str, ctx: ToolContext,
         lower = sentence.lower()
         # A one-sentence text has its gates already; longer ones narrow them per sentence.
         gates = text_gates if single or len(text) < 400 else _gates(lower)
+        if not gates and not g_tools:
+            continue
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
         if "override" in gates:
