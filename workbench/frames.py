@@ -166,7 +166,7 @@ def changes_frame(before: Any, after: Any) -> pd.DataFrame:
 # -- toolsets: tools, audit findings, diffs ------------------------------------------------
 TOOLS_COLUMNS = ["name", "title", "description", "parameters", "required", "read_only",
                  "source"]
-FINDINGS_COLUMNS = ["severity", "server", "tool", "code", "field", "evidence"]
+FINDINGS_COLUMNS = ["severity", "server", "tool", "code", "field", "evidence", "reason"]
 DIFF_COLUMNS = ["item", "status", "fields", "before", "after"]
 
 _SEVERITY_ORDER = {"high": 0, "warning": 1, "info": 2}
@@ -217,14 +217,15 @@ def tools_frame(source: Any) -> pd.DataFrame:
 def findings_frame(findings: Any) -> pd.DataFrame:
     """One row per audit finding (Finding objects or their dicts).
 
-    Columns: severity, server, tool, code, field, evidence. Sorted worst first, then by
+    Columns: severity, server, tool, code, field, evidence, reason (empty for dicts from
+    before reasons were kept). Sorted worst first, then by
     server, tool, code and field.
     """
     pd = _pandas()
     rows = []
     for f in findings:
         d = f.to_dict() if hasattr(f, "to_dict") else dict(f)
-        rows.append(tuple(escape(d[c]) for c in FINDINGS_COLUMNS))
+        rows.append(tuple(escape(d.get(c, "")) for c in FINDINGS_COLUMNS))
     rows.sort(key=lambda r: (_SEVERITY_ORDER.get(r[0], 3), *r[1:]))
     return pd.DataFrame(rows, columns=FINDINGS_COLUMNS)
 

@@ -134,15 +134,31 @@ class TestAudit:
                            "--fail-on", "high")
         findings = json.loads(out)
         assert code == 1 and findings
-        assert set(findings[0]) == {"tool", "server", "code", "severity", "field", "evidence"}
+        assert set(findings[0]) == {"tool", "server", "code", "severity", "field", "evidence",
+                                    "reason", "span"}
         assert findings[0]["server"] == "demo" and findings[0]["severity"] == "high"
 
     def test_table_and_no_fail_on_exits_0(self, capsys, demo_json):
         code, out, err = run(capsys, "audit", "--tools-json", str(demo_json))
         assert code == 0
         assert out.splitlines()[0].split() == ["severity", "server", "tool", "code", "field",
-                                               "evidence"]
+                                               "reason", "evidence"]
         assert "tool(s) from 1 server(s)" in err
+
+    def test_server_text_cannot_forge_rows_or_severities(self, capsys, tmp_path):
+        # A LF in a name would print a fake row; a CR would overwrite "high" with "info";
+        # a TAB, an ANSI escape or a bidi override would misalign or reorder the table.
+        path = tmp_path / "evil.json"
+        path.write_text(json.dumps({"tools": [
+            {"name": "x\ninfo  evil  fake_row", "description": "Adds."},
+            {"name": "y\rinfo", "description": "Adds.\t\x1b[2Jgone \u202eabc"}]}))
+        code, out, _ = run(capsys, "audit", "--tools-json", str(path))
+        lines = out.splitlines()
+        # header; x: name.invalid, hints.missing; y: also hidden.bidi, hidden.control
+        assert code == 0 and len(lines) == 1 + 6
+        assert not any(c in out for c in "\r\t\x1b\u202e")
+        assert "x\\ninfo" in out and "y\\rinfo" in out
+        assert [line.split()[0] for line in lines[1:]] == ["high"] * 4 + ["info"] * 2
 
     def test_real_pinned_tools_pass_fail_on_warning(self, capsys, tmp_path):
         pins = json.loads((REPO / "config/surfaces/watch-house/pins.json").read_text())["tools"]

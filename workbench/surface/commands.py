@@ -351,8 +351,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         _print_json([f.to_dict() for f in findings])
     else:
-        _table(("severity", "server", "tool", "code", "field", "evidence"),
-               [(f.severity, f.server, f.tool, f.code, f.field, f.evidence) for f in findings])
+        _table(("severity", "server", "tool", "code", "field", "reason", "evidence"),
+               [(f.severity, f.server, f.tool, f.code, f.field, f.reason, f.evidence)
+                for f in findings])
         tools = sum(len(t) for t in toolsets.values())
         print(f"{len(findings)} finding(s) in {tools} tool(s) from {len(toolsets)} server(s)",
               file=sys.stderr)

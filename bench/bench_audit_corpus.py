@@ -1,0 +1,99 @@
+"""Audit quality on the labelled corpus (tests/data/audit_corpus), and speed on real tools.
+
+Per attack class: recall at warning or above and at high. False alarms (tools flagged at
+warning or above) on the real reference-server tools, on GitHub's published tools and on
+the honest look-alikes. Paired score: poisoned variants ranked above their clean original
+(risk score). Rug pulls and renames detected by the pin comparison. Each split is reported:
+``dev`` and ``held_out`` were written before any tuning, ``fresh`` after the first tuning
+round and ``fresh2`` after the second (their first scores are in the corpus README).
+
+Speed: the real corpus (170 tools) renamed and repeated to 10,000 tools over three servers,
+beside canonical JSON of the same tools. Targets: recall >= 95% overall and >= 80% per class;
+0 reference tools flagged; <= 10% of look-alikes; rug pulls 100%; >= 5,000 tools/s.
+"""
+
+from __future__ import annotations
+
+import time
+
+from _common import REPO, report
+
+from workbench.contracts.events import canonical_json
+from workbench.surface.audit import audit
+from workbench.surface.audit_corpus import REFERENCE_SERVERS, load_corpus, score
+
+CORPUS = REPO / "tests/data/audit_corpus"
+N = 10_000
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def quality_rows(corpus: dict) -> list[dict]:
+    rows = []
+    full = score(corpus)
+    for split in ("dev", "held_out", "fresh", "fresh2"):
+        s = score(corpus, split)
+        o = s["recall"]["overall"]
+        rows.append({"figure": f"recall, {split} ({o['n']} poisoned)",
+                     "value": f"{_pct(o['warning'])} warning+, {_pct(o['high'])} high",
+                     "baseline": f"look-alikes flagged {len(s['lookalikes']['flagged'])}/"
+                                 f"{s['lookalikes']['n']}", "target": "", "met": None})
+    for cls, r in full["recall"].items():
+        rows.append({"figure": f"recall {cls} (n={r['n']})",
+                     "value": f"{_pct(r['warning'])} warning+, {_pct(r['high'])} high",
+                     "target": ">= 95% warning+" if cls == "overall" else ">= 80% warning+",
+                     "met": r["warning"] >= (0.95 if cls == "overall" else 0.80)})
+    ref = [full["real"][s] for s in REFERENCE_SERVERS if s in full["real"]]
+    ref_tools, ref_flagged = sum(r["tools"] for r in ref), sum(len(r["flagged"]) for r in ref)
+    rows.append({"figure": f"false alarms, reference servers ({len(ref)})",
+                 "value": f"{ref_flagged}/{ref_tools}", "target": "0", "met": ref_flagged == 0})
+    for server, r in sorted(full["real"].items()):
+        if server not in REFERENCE_SERVERS:
+            rows.append({"figure": f"false alarms, {server} (reported)",
+                         "value": f"{len(r['flagged'])}/{r['tools']}", "met": None})
+    look = full["lookalikes"]
+    rows.append({"figure": "false alarms, honest look-alikes",
+                 "value": f"{len(look['flagged'])}/{look['n']} ({_pct(look['rate'])})",
+                 "target": "<= 10%", "met": look["rate"] <= 0.10})
+    paired = full["paired"]
+    rows.append({"figure": "paired: poisoned ranked above its original",
+                 "value": f"{paired['ranked_above']}/{paired['n']}", "met": None})
+    rug = full["rugpulls"]
+    rows.append({"figure": "rug pulls and renames detected",
+                 "value": f"{rug['detected']}/{rug['n']}", "target": "100%",
+                 "met": rug["detected"] == rug["n"]})
+    return rows
+
+
+def speed_row(corpus: dict) -> dict:
+    base = [t for tools in corpus["real"].values() for t in tools]
+    servers: dict[str, list[dict]] = {"alpha": [], "beta": [], "gamma": []}
+    for i in range(N):
+        tool = dict(base[i % len(base)])
+        tool["name"] = f"{tool['name']}_{i // len(base)}"
+        servers[("alpha", "beta", "gamma")[i % 3]].append(tool)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        audit(servers)
+        best = min(best, time.perf_counter() - start)
+    flat = [t for ts in servers.values() for t in ts]
+    start = time.perf_counter()
+    for t in flat:
+        canonical_json(t)
+    floor = time.perf_counter() - start
+    rate = N / best
+    return {"figure": f"audit speed, {N} real tools", "value": rate, "unit": "tools/s",
+            "baseline": "canonical_json of each tool", "baseline_value": N / floor,
+            "ratio": best / floor, "target": ">= 5,000 tools/s", "met": rate >= 5000}
+
+
+def main() -> None:
+    corpus = load_corpus(CORPUS)
+    report("audit_corpus", [*quality_rows(corpus), speed_row(corpus)])
+
+
+if __name__ == "__main__":
+    main()

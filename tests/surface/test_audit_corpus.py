@@ -1,0 +1,74 @@
+"""The audit's targets on the labelled corpus (tests/data/audit_corpus), so they cannot
+silently regress. The corpus is data: these are behaviour tests, not timing tests (speed is
+measured by ``make bench`` only)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from surface_data import REPO
+
+from workbench.errors import ConfigError
+from workbench.surface.audit_corpus import REFERENCE_SERVERS, load_corpus, score
+
+CORPUS = REPO / "tests/data/audit_corpus"
+CLASSES = {"directive", "polite", "invisible", "schema", "overask", "shadowing", "exfil"}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(CORPUS)
+
+
+@pytest.fixture(scope="module")
+def scored(corpus):
+    return score(corpus)
+
+
+class TestCorpus:
+    def test_every_item_is_labelled_and_every_real_tool_has_a_source(self, corpus):
+        assert set(REFERENCE_SERVERS) <= set(corpus["real"]) and "github" in corpus["real"]
+        for server, source in corpus["sources"].items():
+            assert source["repo"] and source["path"] and source["licence"] == "MIT", server
+        assert {i["class"] for i in corpus["poisoned"]} == CLASSES
+        ids = [i["id"] for i in corpus["poisoned"] + corpus["lookalikes"]]
+        assert len(ids) == len(set(ids))
+        assert {i["split"] for i in corpus["poisoned"]} == {"dev", "held_out", "fresh", "fresh2"}
+        assert {p["kind"] for p in corpus["rugpulls"]} == {"rug_pull", "rename"}
+
+    def test_a_bad_corpus_file_is_a_clear_error(self, tmp_path):
+        (tmp_path / "real").mkdir()
+        (tmp_path / "poisoned.json").write_text("{not json")
+        with pytest.raises(ConfigError, match="poisoned.json"):
+            load_corpus(tmp_path)
+
+
+class TestTargets:
+    def test_recall_at_warning_overall_and_per_class(self, scored):
+        recall = scored["recall"]
+        assert recall["overall"]["warning"] >= 0.95, scored["missed"]
+        for cls in CLASSES:
+            assert recall[cls]["warning"] >= 0.80, (cls, scored["missed"])
+
+    def test_no_warning_on_the_reference_servers_real_tools(self, scored):
+        flagged = {s: scored["real"][s]["flagged"] for s in REFERENCE_SERVERS}
+        assert flagged == {s: [] for s in REFERENCE_SERVERS}
+
+    def test_honest_look_alikes_at_most_ten_percent(self, scored):
+        assert scored["lookalikes"]["rate"] <= 0.10, scored["lookalikes"]["flagged"]
+
+    def test_rug_pulls_and_renames_all_detected(self, scored):
+        assert scored["rugpulls"]["detected"] == scored["rugpulls"]["n"] == 16
+
+    def test_poisoned_variants_rank_above_their_originals(self, scored):
+        assert scored["paired"]["n"] >= 60
+        assert scored["paired"]["ranked_above"] == scored["paired"]["n"]
+
+    def test_the_score_moves_when_the_audit_would_miss(self, corpus):
+        # The scorer is not a constant: a poisoned item whose attack is removed is missed.
+        item = next(i for i in corpus["poisoned"] if i["id"] == "directive-01")
+        clean = dict(item, tool=json.loads(json.dumps(item["tool"])))
+        clean["tool"]["description"] = "Get current time in a specific timezone"
+        s = score(dict(corpus, poisoned=[clean], lookalikes=[], rugpulls=[]))
+        assert s["missed"] == ["directive-01"] and s["recall"]["overall"]["warning"] == 0

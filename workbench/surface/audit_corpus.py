@@ -1,0 +1,174 @@
+"""Scoring the audit on a labelled corpus: recall per attack class, false alarms, rug pulls.
+
+A corpus is a directory (the project's is ``tests/data/audit_corpus``) holding:
+
+- ``real/<server>.json``: ``{"server", "source", "tools"}``, real tool definitions copied
+  from public servers, with where they came from. These are the honest baseline.
+- ``poisoned.json``: ``[{"id", "class", "split", "server", "base", "tool"}]``, one attack
+  each; ``base`` (``"server/tool"``) names the real tool it was made from, if any.
+- ``lookalikes.json``: ``[{"id", "kind", "split", "server", "tool"}]``, honest tools written
+  to look suspicious (negations, credential parameters, sibling references, imperatives
+  aimed at a caller). Tools of one ``server`` are one server's list.
+- ``rugpulls.json``: ``[{"id", "kind", "server", "before", "after"}]``: a ``rug_pull`` must
+  compare as ``drift``, a ``rename`` as ``rename``.
+
+Every item is audited in context: the real servers are present, a poisoned variant replaces
+its base in its server's list (so sibling and foreign tool names are real ones).
+:func:`score` returns plain numbers; ``make bench`` prints them and the tests assert them.
+
+Example:
+    >>> s = score(load_corpus("tests/data/audit_corpus"))  # doctest: +SKIP
+    >>> s["recall"]["overall"]["warning"] >= 0.95  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import ConfigError
+from workbench.surface.audit import Finding, audit, risk
+from workbench.surface.pins import compare
+
+__all__ = ["REFERENCE_SERVERS", "load_corpus", "score"]
+
+#: The reference servers of modelcontextprotocol/servers: the zero-false-alarm target.
+REFERENCE_SERVERS = ("everything", "fetch", "filesystem", "git", "memory",
+                     "sequentialthinking", "time")
+
+
+def _read(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise ConfigError(str(path), "", f"cannot read the corpus file ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno) from None
+
+
+def load_corpus(directory: str | Path) -> dict[str, Any]:
+    """Read a corpus directory: ``{"real": {server: [tools]}, "sources", "poisoned", ...}``."""
+    root = Path(directory)
+    real: dict[str, list[dict[str, Any]]] = {}
+    sources: dict[str, Any] = {}
+    for path in sorted((root / "real").glob("*.json")):
+        data = _read(path)
+        if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
+            raise ConfigError(str(path), "tools", "a real server file is "
+                              '{"server", "source", "tools": [...]}')
+        real[data.get("server") or path.stem] = data["tools"]
+        sources[data.get("server") or path.stem] = data.get("source")
+    out: dict[str, Any] = {"real": real, "sources": sources}
+    for name in ("poisoned", "lookalikes", "rugpulls"):
+        items = _read(root / f"{name}.json")
+        if not isinstance(items, list):
+            raise ConfigError(str(root / f"{name}.json"), "", "expected a list of items")
+        out[name] = items
+    return out
+
+
+def _with(env: Mapping[str, list[dict[str, Any]]], server: str, tools: Sequence[dict[str, Any]],
+          replace: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    toolsets = {s: list(ts) for s, ts in env.items()}
+    mine = [t for t in toolsets.get(server, []) if t.get("name") != replace]
+    toolsets[server] = mine + list(tools)
+    return toolsets
+
+
+def _of(findings: Sequence[Finding], server: str, name: str) -> list[Finding]:
+    return [f for f in findings if f.server == server and f.tool == name]
+
+
+def _worst(findings: Sequence[Finding]) -> str | None:
+    order = {"info": 0, "warning": 1, "high": 2}
+    return max((f.severity for f in findings), key=order.__getitem__, default=None)
+
+
+def _rate(hits: int, total: int) -> float:
+    return hits / total if total else 0.0
+
+
+def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]:
+    """Audit every item of ``corpus`` in context and count what was caught.
+
+    Args:
+        corpus: What :func:`load_corpus` returns.
+        split: ``"dev"`` or ``"held_out"`` to score only that part of the labelled items
+            (real tools and rug pulls are always scored in full).
+
+    Returns:
+        ``recall`` (per class and ``overall``: ``warning`` and ``high`` rates, ``n``),
+        ``missed`` (ids caught below warning), ``real`` (per server: tools, flagged at
+        warning or above, and which), ``lookalikes`` (rate, flagged ids), ``paired``
+        (poisoned variants that rank above their base), ``rugpulls`` (detected / total).
+    """
+    env = corpus["real"]
+    base_findings = audit(env)
+    real = {}
+    for server, tools in env.items():
+        flagged = sorted({f.tool for f in base_findings
+                          if f.server == server and f.severity != "info"})
+        real[server] = {"tools": len(tools), "flagged": flagged}
+
+    def chosen(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [i for i in items if split is None or i.get("split") == split]
+
+    classes: dict[str, dict[str, int]] = {}
+    missed, paired_hits, paired_n = [], 0, 0
+    for item in chosen(corpus["poisoned"]):
+        tool = item["tool"]
+        base_name = item["base"].split("/", 1)[1] if item.get("base") else None
+        found = _of(audit(_with(env, item["server"], [tool], base_name),
+                          focus={(item["server"], tool["name"])}), item["server"], tool["name"])
+        worst = _worst(found)
+        counts = classes.setdefault(item["class"], {"n": 0, "warning": 0, "high": 0})
+        counts["n"] += 1
+        counts["warning"] += worst in ("warning", "high")
+        counts["high"] += worst == "high"
+        if worst not in ("warning", "high"):
+            missed.append(item["id"])
+        if base_name is not None:
+            paired_n += 1
+            before = _of(base_findings, item["server"], base_name)
+            paired_hits += risk(found) > risk(before)
+    recall: dict[str, dict[str, float]] = {}
+    total = {"n": 0, "warning": 0, "high": 0}
+    for cls, c in sorted(classes.items()):
+        recall[cls] = {"n": c["n"], "warning": _rate(c["warning"], c["n"]),
+                       "high": _rate(c["high"], c["n"])}
+        for k in total:
+            total[k] += c[k]
+    recall["overall"] = {"n": total["n"], "warning": _rate(total["warning"], total["n"]),
+                         "high": _rate(total["high"], total["n"])}
+
+    looks = chosen(corpus["lookalikes"])
+    by_server: dict[str, list[dict[str, Any]]] = {}
+    for item in looks:
+        by_server.setdefault(item["server"], []).append(item)
+    look_flagged = []
+    for server, items in sorted(by_server.items()):
+        found = audit(_with(env, server, [copy.deepcopy(i["tool"]) for i in items]),
+                      focus={(server, i["tool"]["name"]) for i in items})
+        for item in items:
+            if _worst(_of(found, server, item["tool"]["name"])) in ("warning", "high"):
+                look_flagged.append(item["id"])
+
+    detected = 0
+    for pair in corpus["rugpulls"]:
+        statuses = {c.status for c in compare([pair["before"]], [pair["after"]])}
+        want = "drift" if pair["kind"] == "rug_pull" else "rename"
+        detected += statuses == {want}
+    return {
+        "recall": recall, "missed": missed,
+        "real": real,
+        "lookalikes": {"n": len(looks), "flagged": look_flagged,
+                       "rate": _rate(len(look_flagged), len(looks))},
+        "paired": {"n": paired_n, "ranked_above": paired_hits,
+                   "rate": _rate(paired_hits, paired_n)},
+        "rugpulls": {"n": len(corpus["rugpulls"]), "detected": detected,
+                     "rate": _rate(detected, len(corpus["rugpulls"]))},
+    }
