@@ -45,7 +45,7 @@ def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
             guard_registry(registry, approver)
         return registry
 
-    from workbench.tools.mcp_client import resolver_for_servers
+    from workbench.tools.mcp_env import resolver_for_servers
 
     # Commands like `node external/...` are relative to the project directory, the parent
     # of the config directory, wherever the run was started from (a notebook, say).

@@ -1,0 +1,601 @@
+"""One persistent MCP session to one server, usable from sync and async code.
+
+:class:`MCPConnection` holds **one** session to one MCP server (a stdio subprocess or a
+Streamable HTTP URL) for its whole life. The session belongs to a background thread that
+runs its own event loop (:mod:`workbench.tools.mcp_loop`); a single owner coroutine enters
+the SDK's ``Client`` and exits it (anyio cancel scopes must be entered and left by the same
+task). Synchronous calls hop onto that loop with ``run_coroutine_threadsafe``, so they work
+from plain scripts and from inside a running event loop such as a Jupyter cell;
+:meth:`MCPConnection.acall_tool` is the ``await`` path. Spawning a server per call would
+cost ~1.6 s instead of ~3 ms.
+
+Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records:
+``tool_error`` (an ``isError`` result, with the server's text), ``protocol_error`` (a
+JSON-RPC error), ``transport_error`` (the server is gone; the next call reconnects) and
+``timeout`` (no reply in time; the session stays usable).
+
+A ``tools/list_changed`` notification (or a listen event on 2026-07-28 sessions) makes the
+connection re-list and queue what changed; the conductor drains the queue onto the ledger
+as ``tool.list_changed``. Each connection logs its server's stderr and its own events to
+one file (:func:`default_log_dir`). ``import mcp`` costs over a second, so it happens only
+when a session starts.
+
+Example:
+    >>> from workbench.tools.mcp_connection import MCPConnection
+    >>> with MCPConnection("python -m workbench.tools.mcp_server") as conn:  # doctest: +SKIP
+    ...     conn.call_tool("oracle", {"seed": "dawn"})
+    {'omen': '...', 'index': ...}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from workbench.errors import ConfigError, ToolCallError, WorkbenchError
+from workbench.tools.mcp_loop import run_loop, track, untrack, warm_imports
+from workbench.tools.mcp_wire import block_dict, derive_name, describe, error_text, spec_from_wire
+from workbench.tools.registry import ToolSpec
+
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "MCPConnection", "default_log_dir"]
+
+#: Seconds a call may wait for its reply unless told otherwise (``WORKBENCH_MCP_TIMEOUT``).
+DEFAULT_TIMEOUT = 30.0
+#: Seconds to spawn a server and finish the handshake.
+DEFAULT_CONNECT_TIMEOUT = 60.0
+#: Seconds :meth:`MCPConnection.close` waits for the SDK's shutdown (stdin close, SIGTERM,
+#: SIGKILL: at most ~6 s by the SDK's own bounds).
+_CLOSE_TIMEOUT = 10.0
+
+_counter = itertools.count(1)
+
+
+def default_log_dir() -> Path:
+    """Where server stderr logs go: ``WORKBENCH_MCP_LOG_DIR`` or ``<tmp>/workbench-mcp``."""
+    configured = os.environ.get("WORKBENCH_MCP_LOG_DIR")
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "workbench-mcp"
+
+
+class MCPConnection:
+    """One persistent MCP session to one server, usable from sync and async code.
+
+    The session starts on :meth:`connect` (or the first call) and lives until
+    :meth:`close`. A server that dies is restarted by the next call.
+
+    Args:
+        target: A stdio command line (a string, split like a shell would, or an argv
+            list) or an ``http://`` / ``https://`` URL of a Streamable HTTP endpoint. A
+            bare ``python``/``python3`` command means this interpreter (``sys.executable``).
+        name: Short server name for labels and logs (derived from the target if None).
+        timeout: Seconds a call waits for its reply before it fails with ``timeout``.
+        connect_timeout: Seconds to start the server and finish the handshake.
+        env: Extra environment for a stdio server (the SDK passes only a safe minimum
+            such as ``PATH`` and ``HOME`` from this process).
+        cwd: Working directory of a stdio server.
+        log_dir: Directory for the per-connection log (server stderr and connection
+            events); :func:`default_log_dir` when None.
+        trusted: Whether the server's annotations may be believed (recorded, not enforced
+            here).
+
+    Example:
+        >>> conn = MCPConnection(["python", "-m", "workbench.tools.mcp_server"])  # doctest: +SKIP
+        >>> conn.tool_names()  # doctest: +SKIP
+        ['oracle']
+        >>> conn.close()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        target: str | Sequence[str],
+        *,
+        name: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        log_dir: str | os.PathLike[str] | None = None,
+        trusted: bool = False,
+    ):
+        if isinstance(target, str) and target.strip().startswith(("http://", "https://")):
+            self.transport = "http"
+            self.url: str | None = target.strip()
+            self.argv: list[str] = []
+        else:
+            argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
+            if not argv:
+                raise ConfigError(
+                    "MCP server", "command", "it is empty; give a command line such as "
+                    "'python -m workbench.tools.mcp_server' or an http(s) URL",
+                )
+            if argv[0] in ("python", "python3"):
+                # A bare "python" in MCP_SERVERS or a scenario means the Python running the
+                # workbench (its venv has the servers installed), not whatever is on PATH.
+                argv[0] = sys.executable
+            self.transport = "stdio"
+            self.url = None
+            self.argv = argv
+        self.name = name or derive_name(self.url, self.argv)
+        self.label = f"{self.transport}:{self.name}"
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.trusted = trusted
+        self._env = dict(env) if env else None
+        self._cwd = cwd
+        self._log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
+        self._log: TextIO | None = None
+        self.log_path: Path | None = None
+        #: Session starts so far, failed ones included (1 after the first connect).
+        self.connects = 0
+        self.protocol_version: str | None = None
+        self.server_name: str | None = None
+        self._tools: dict[str, dict[str, Any]] | None = None  # wire form, by name
+        self._specs: dict[str, ToolSpec] = {}
+        self.tools_version = 0
+        #: tools/list_changed notifications handled (each one re-lists the tools).
+        self.list_changed_seen = 0
+        self._changes: deque[dict[str, Any]] = deque()
+        self._closed = False
+        self._state_lock = threading.Lock()
+        # Loop-side state: touched only on the connection's own loop thread.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._client: Any = None
+        self._owner: asyncio.Task[None] | None = None
+        self._stop_owner: asyncio.Event | None = None
+        self._ready: asyncio.Future[Any] | None = None
+        self._relist: asyncio.Event | None = None
+        self._session_lock: asyncio.Lock | None = None
+
+    # -- public sync API --------------------------------------------------------------
+    def connect(self) -> MCPConnection:
+        """Start the session now (idempotent) and return ``self``.
+
+        Raises:
+            ToolCallError: ``transport_error`` if the server cannot be started or reached.
+        """
+        self._wait(self.start_connect(), self.connect_timeout + 5.0, "connect")
+        return self
+
+    def start_connect(self) -> concurrent.futures.Future[Any]:
+        """Begin connecting in the background; the future completes when the session is up."""
+        return self._submit(self._session())
+
+    def tool_names(self) -> list[str]:
+        """Names of the server's tools, sorted (connects first if it never has)."""
+        self._ensure_listed()
+        return sorted(self._specs)
+
+    def get_spec(self, name: str) -> ToolSpec | None:
+        """The tool as the server describes it (``run`` is None), or None if unknown."""
+        self._ensure_listed()
+        return self._specs.get(name)
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """The last ``tools/list`` the server gave, in MCP wire form (camelCase keys)."""
+        self._ensure_listed()
+        return [dict(tool) for tool in (self._tools or {}).values()]
+
+    def refresh_tools(self) -> list[dict[str, Any]]:
+        """Ask the server for its tools now and record any change; return the new list."""
+        self._wait(self._submit(self._arefresh()), self.timeout + 5.0, "tools/list")
+        return self.list_tools()
+
+    def call_tool(
+        self, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Call a tool and return its result as a JSON-serialisable dict.
+
+        The result is the tool's ``structuredContent`` when it sent one, else
+        ``{"content": [...]}`` with its content blocks as plain dicts.
+
+        Args:
+            name: The tool.
+            params: Its arguments.
+            timeout: Seconds to wait for the reply (the connection's ``timeout`` if None).
+
+        Raises:
+            ToolCallError: kind ``tool_error``, ``protocol_error``, ``transport_error``
+                or ``timeout``.
+        """
+        limit = self.timeout if timeout is None else timeout
+        future = self._submit(self._acall(name, dict(params or {}), limit))
+        # The coroutine enforces the read timeout; this bound only guards a stuck loop.
+        return self._wait(future, limit + self.connect_timeout + 5.0, name)
+
+    async def acall_tool(
+        self, name: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Async :meth:`call_tool`: ``await conn.acall_tool("oracle", {"seed": "x"})``.
+
+        Works from any event loop; the session still lives on the connection's own loop.
+        """
+        limit = self.timeout if timeout is None else timeout
+        if self._loop is not None and asyncio.get_running_loop() is self._loop:
+            # Already on the connection's loop (a callback, or code run there on purpose):
+            # no thread hop needed.
+            self._check_open()
+            return await self._acall(name, dict(params or {}), limit)
+        future = self._submit(self._acall(name, dict(params or {}), limit))
+        return await asyncio.wrap_future(future)
+
+    def drain_changes(self) -> list[dict[str, Any]]:
+        """Tool-list changes seen since the last drain, oldest first.
+
+        Each is ``{"server", "cause", "added", "removed", "changed"}`` with sorted tool
+        names; ``cause`` is ``list_changed`` (the server notified), ``reconnect`` or
+        ``refresh`` (:meth:`refresh_tools`). Only real differences are recorded: a
+        notification whose re-list matches what we had (server-everything announces
+        tools it registered before our first listing) leaves nothing, so the ledger
+        does not depend on when the notification happened to arrive.
+        """
+        out = []
+        while self._changes:
+            out.append(self._changes.popleft())
+        return out
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The connection's own event loop (None before first use).
+
+        Coroutines running on it can ``await conn.acall_tool(...)`` without a thread hop;
+        never block it with the sync API.
+        """
+        return self._loop
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session is up right now."""
+        return self._client is not None
+
+    def close(self) -> None:
+        """End the session and stop the server process (idempotent, never raises)."""
+        with self._state_lock:
+            if self._closed:
+                return
+            self._closed = True
+        loop, thread = self._loop, self._thread
+        if loop is not None and thread is not None and thread.is_alive():
+            if threading.current_thread() is thread:
+                loop.call_soon(loop.create_task, self._ashutdown())
+                return
+            future = asyncio.run_coroutine_threadsafe(self._ashutdown(), loop)
+            try:
+                future.result(_CLOSE_TIMEOUT)
+            except BaseException as exc:  # closing must not fail; say what happened
+                self._note(f"close did not finish cleanly: {exc!r}")
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(_CLOSE_TIMEOUT)
+        untrack(self)
+        self._note("closed")
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> MCPConnection:
+        return self.connect()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "connected" if self.connected else "idle"
+        return f"<MCPConnection {self.label} {state} connects={self.connects}>"
+
+    # -- the bridge between caller threads and the connection's loop ------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ToolCallError(
+                "transport_error",
+                f"the connection to MCP server {self.name!r} is closed; create a new "
+                f"MCPConnection (or resolver) to talk to it again",
+            )
+
+    def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
+        try:
+            self._check_open()
+        except ToolCallError:
+            coro.close()
+            raise
+        loop = self._start_loop()
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise WorkbenchError(
+                f"{self.label}: a sync call from the connection's own loop would deadlock; "
+                f"use 'await conn.acall_tool(...)' there"
+            )
+        return asyncio.run_coroutine_threadsafe(coro, loop)
+
+    def _wait(self, future: concurrent.futures.Future[Any], limit: float, what: str) -> Any:
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise ToolCallError(
+                "timeout",
+                f"{what}: no answer from MCP server {self.name!r} within {limit:g} s; retry, "
+                f"or raise the timeout",
+                what,
+                operator_hint=f"server log: {self.log_path}",
+            ) from None
+        except BaseException:
+            # A kernel interrupt lands here: cancel the call (the SDK tells the server)
+            # and leave the session open for the next cell.
+            future.cancel()
+            raise
+
+    def _start_loop(self) -> asyncio.AbstractEventLoop:
+        with self._state_lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                self._session_lock = asyncio.Lock()
+                thread = threading.Thread(
+                    target=run_loop, args=(loop,), name=f"mcp-{self.name}", daemon=True
+                )
+                self._loop, self._thread = loop, thread
+                thread.start()
+                track(self)
+            return self._loop
+
+    def _ensure_listed(self) -> None:
+        if self._tools is None:
+            self.connect()
+
+    # -- loop side --------------------------------------------------------------------
+    async def _session(self) -> Any:
+        """The live client, starting (or restarting) the session if needed."""
+        assert self._session_lock is not None
+        async with self._session_lock:
+            if self._client is not None:
+                return self._client
+            if self._closed:
+                raise ToolCallError("transport_error", f"connection to {self.name!r} is closed")
+            owner, stop, ready = self._owner, self._stop_owner, self._ready
+            if owner is not None and not owner.done() and stop is not None and ready is not None:
+                if not stop.is_set() and not ready.done():
+                    # A connect whose first caller gave up (cancelled) is still running.
+                    return await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+                # A lost session: let its owner finish tearing down (and reap the process).
+                stop.set()
+                await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT)
+            ready = self._ready = asyncio.get_running_loop().create_future()
+            self._stop_owner = asyncio.Event()
+            self._owner = asyncio.create_task(self._own(ready, self._stop_owner))
+            try:
+                return await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+            except TimeoutError:
+                self._stop_owner.set()
+                raise ToolCallError(
+                    "transport_error",
+                    f"MCP server {self.name!r} did not finish the handshake within "
+                    f"{self.connect_timeout:g} s; check the command and its log",
+                    operator_hint=f"server log: {self.log_path}",
+                ) from None
+
+    async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
+        """The one task that enters and exits the SDK client (anyio needs the same task)."""
+        import anyio
+
+        warm_imports()
+        self.connects += 1
+        number = self.connects
+        self._note(f"connect #{number}: {self.url or shlex.join(self.argv)}")
+        relist = self._relist = asyncio.Event()
+        try:
+            async with self._open_client() as client:
+                listing = await client.list_tools()
+                cause = "reconnect" if number > 1 else None
+                self._absorb(listing.tools, cause)
+                self.protocol_version = client.protocol_version
+                info = client.server_info
+                self.server_name = info.name if info is not None else None
+                self._client = client
+                ready.set_result(client)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(self._relist_on_change, client, relist)
+                    if self._server_announces_list_changes(client):
+                        tasks.start_soon(self._listen, client, relist)
+                    await stop.wait()
+                    tasks.cancel_scope.cancel()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(self._connect_error(exc))
+            else:
+                self._note(f"session ended: {exc!r}")
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            # A slow old owner must not unset the session a newer owner has opened.
+            if self._owner is asyncio.current_task():
+                self._client = None
+            self._note(f"session #{number} closed")
+
+    def _open_client(self) -> Any:
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        options: dict[str, Any] = {
+            "read_timeout_seconds": self.timeout,
+            "message_handler": self._on_message,
+            "logging_callback": self._on_log,
+            # Listings are cached by us and refreshed on tools/list_changed.
+            "cache": None,
+        }
+        if self.url is not None:
+            return Client(self.url, **options)
+        params = StdioServerParameters(
+            command=self.argv[0], args=self.argv[1:], env=self._env, cwd=self._cwd
+        )
+        return Client(stdio_client(params, errlog=self._log_file()), **options)
+
+    def _connect_error(self, exc: BaseException) -> ToolCallError:
+        if isinstance(exc, ToolCallError):
+            return exc
+        where = self.url or shlex.join(self.argv)
+        return ToolCallError(
+            "transport_error",
+            f"could not start a session with MCP server {self.name!r} ({where}): "
+            f"{describe(exc)}. Check the command or URL and the server's log",
+            operator_hint=f"server log: {self.log_path}",
+        )
+
+    @staticmethod
+    def _server_announces_list_changes(client: Any) -> bool:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        tools = client.server_capabilities.tools
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        # Older sessions deliver tools/list_changed to the message handler; 2026-07-28
+        # sessions only through a subscriptions/listen stream.
+        return modern and tools is not None and bool(tools.list_changed)
+
+    async def _listen(self, client: Any, relist: asyncio.Event) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    relist.set()
+        except Exception as exc:  # the session goes on without change notifications
+            self._note(f"tools/list_changed subscription ended: {exc!r}")
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self._note(f"transport reported: {message!r}")
+        elif getattr(message, "method", None) == "notifications/tools/list_changed":
+            # Never list from inside the handler: it runs on the session's reader.
+            if self._relist is not None:
+                self._relist.set()
+
+    async def _on_log(self, params: Any) -> None:
+        self._note(f"server log [{getattr(params, 'level', '?')}]: {getattr(params, 'data', '')}")
+
+    async def _relist_on_change(self, client: Any, relist: asyncio.Event) -> None:
+        while True:
+            await relist.wait()
+            relist.clear()
+            try:
+                listing = await client.list_tools()
+            except Exception as exc:
+                self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
+                return
+            self.list_changed_seen += 1
+            self._absorb(listing.tools, "list_changed")
+
+    async def _arefresh(self) -> None:
+        client = await self._session()
+        listing = await client.list_tools()
+        self._absorb(listing.tools, "refresh")
+
+    async def _acall(self, name: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+        # Hot path: a live session needs no lock (only a (re)connect takes it).
+        client = self._client
+        if client is None:
+            client = await self._session()
+        try:
+            result = await client.call_tool(name, params, read_timeout_seconds=timeout)
+        except Exception as exc:
+            raise self._call_error(client, name, exc, timeout) from None
+        if result.is_error:
+            raise ToolCallError("tool_error", error_text(result.content), name)
+        if result.structured_content is not None:
+            return dict(result.structured_content)
+        return {"content": [block_dict(b) for b in result.content]}
+
+    def _call_error(self, client: Any, name: str, exc: Exception, timeout: float
+                    ) -> ToolCallError:
+        """Map what the SDK raised to the ledger's error kinds."""
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        if isinstance(exc, MCPError):
+            code = exc.error.code
+            if code == REQUEST_TIMEOUT:
+                return ToolCallError(
+                    "timeout",
+                    f"no reply within {timeout:g} s (the call was cancelled; the session is "
+                    f"still open, so retry or allow a longer timeout)",
+                    name,
+                )
+            if code == CONNECTION_CLOSED:
+                return self._lost(client, name, exc)
+            return ToolCallError("protocol_error", f"{exc.error.message} (JSON-RPC error {code})",
+                                 name)
+        if isinstance(exc, RuntimeError) and self._client is client and (
+                "structured content" in str(exc)):
+            # The SDK re-checks results against the advertised output schema.
+            return ToolCallError("protocol_error", str(exc), name)
+        # HTTP failures, broken pipes and the like: the transport is gone.
+        return self._lost(client, name, exc)
+
+    def _lost(self, client: Any, tool: str, exc: BaseException) -> ToolCallError:
+        """Mark the session dead so the next call starts a fresh one."""
+        if self._client is client:
+            self._client = None
+            if self._stop_owner is not None:
+                self._stop_owner.set()
+        self._note(f"session lost during {tool!r}: {exc!r}; the next call reconnects")
+        return ToolCallError(
+            "transport_error",
+            f"the connection to MCP server {self.name!r} was lost ({describe(exc)}); "
+            f"the next call starts a new session",
+            tool,
+            operator_hint=f"server log: {self.log_path}",
+        )
+
+    async def _ashutdown(self) -> None:
+        if self._stop_owner is not None:
+            self._stop_owner.set()
+        owner = self._owner
+        if owner is not None:
+            await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT - 1.0)
+
+    # -- tool list bookkeeping --------------------------------------------------------
+    def _absorb(self, tools: Iterable[Any], cause: str | None) -> None:
+        """Take a fresh listing and record how it differs from the previous one (if at all)."""
+        new = {t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools}
+        old = self._tools
+        specs = {name: spec_from_wire(wire) for name, wire in new.items()}
+        self._tools, self._specs = new, specs
+        self.tools_version += 1
+        if cause is None:
+            return
+        old = old or {}
+        added = sorted(set(new) - set(old))
+        removed = sorted(set(old) - set(new))
+        changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
+        if added or removed or changed:
+            change = {"server": self.name, "cause": cause, "added": added,
+                      "removed": removed, "changed": changed}
+            self._changes.append(change)
+            self._note(f"tools changed: {json.dumps(change)}")
+        else:
+            self._note(f"re-listed tools ({cause}): no difference")
+
+    # -- logging ----------------------------------------------------------------------
+    def _log_file(self) -> TextIO:
+        if self._log is None:
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
+            self.log_path = self._log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log"
+            # Line-buffered append: the server writes to the same file through its fd.
+            self._log = open(self.log_path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
+        return self._log
+
+    def _note(self, line: str) -> None:
+        try:
+            log = self._log_file() if not self._closed or self._log is not None else None
+            if log is not None:
+                log.write(f"[workbench {time.strftime('%H:%M:%S')}] {self.label}: {line}\n")
+        except (OSError, ValueError):
+            pass  # logging must never break a call
