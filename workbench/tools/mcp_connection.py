@@ -39,21 +39,38 @@ import shlex
 import sys
 import tempfile
 import threading
-import time
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from workbench.errors import ConfigError, ToolCallError, WorkbenchError
-from workbench.tools.mcp_loop import run_loop, track, untrack, warm_imports
-from workbench.tools.mcp_wire import block_dict, derive_name, describe, error_text, spec_from_wire
+from workbench.tools.mcp_log import ConnectionLog, log_max_from_env, route_sdk_logs
+from workbench.tools.mcp_loop import require_mcp, run_loop, track, untrack, warm_imports
+from workbench.tools.mcp_wire import (
+    AmbiguousTool,
+    block_dict,
+    classify,
+    derive_name,
+    describe,
+    error_text,
+    guarded_spec,
+)
 from workbench.tools.registry import ToolSpec
 
-__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "MCPConnection", "default_log_dir"]
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_MAX_RESULT",
+    "DEFAULT_TIMEOUT",
+    "MCPConnection",
+    "default_log_dir",
+    "env_number",
+]
 
 #: Seconds a call may wait for its reply unless told otherwise (``WORKBENCH_MCP_TIMEOUT``).
 DEFAULT_TIMEOUT = 30.0
+#: Bytes one reply may have (``WORKBENCH_MCP_MAX_RESULT``); past it the call fails as a
+#: ``tool_error`` "result too large" with the size, and the session goes on.
+DEFAULT_MAX_RESULT = 16 * 1024 * 1024
 #: Seconds to spawn a server and finish the handshake.
 DEFAULT_CONNECT_TIMEOUT = 60.0
 #: Seconds :meth:`MCPConnection.close` waits for the SDK's shutdown (stdin close, SIGTERM,
@@ -61,6 +78,25 @@ DEFAULT_CONNECT_TIMEOUT = 60.0
 _CLOSE_TIMEOUT = 10.0
 
 _counter = itertools.count(1)
+
+
+def env_number(env: Mapping[str, str], key: str, default: float) -> float:
+    """A positive number from ``env[key]``, or ``default`` when unset.
+
+    Raises:
+        ConfigError: it is set but not a positive number.
+    """
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        raise ConfigError("environment", key, f"{raw!r} is not a number above 0; unset it "
+                          f"or give e.g. {default:g}")
+    return value
 
 
 def default_log_dir() -> Path:
@@ -80,8 +116,11 @@ class MCPConnection:
             list) or an ``http://`` / ``https://`` URL of a Streamable HTTP endpoint. A
             bare ``python``/``python3`` command means this interpreter (``sys.executable``).
         name: Short server name for labels and logs (derived from the target if None).
-        timeout: Seconds a call waits for its reply before it fails with ``timeout``.
+        timeout: Seconds a call waits for its reply before it fails with ``timeout``
+            (``WORKBENCH_MCP_TIMEOUT`` or 30 when None).
         connect_timeout: Seconds to start the server and finish the handshake.
+        max_result: Bytes a reply may have (``WORKBENCH_MCP_MAX_RESULT`` or
+            :data:`DEFAULT_MAX_RESULT` when None).
         env: Extra environment for a stdio server (the SDK passes only a safe minimum
             such as ``PATH`` and ``HOME`` from this process).
         cwd: Working directory of a stdio server.
@@ -102,8 +141,9 @@ class MCPConnection:
         target: str | Sequence[str],
         *,
         name: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        max_result: int | None = None,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         log_dir: str | os.PathLike[str] | None = None,
@@ -129,24 +169,31 @@ class MCPConnection:
             self.argv = argv
         self.name = name or derive_name(self.url, self.argv)
         self.label = f"{self.transport}:{self.name}"
-        self.timeout = timeout
+        self.timeout = (env_number(os.environ, "WORKBENCH_MCP_TIMEOUT", DEFAULT_TIMEOUT)
+                        if timeout is None else timeout)
         self.connect_timeout = connect_timeout
+        self.max_result = int(env_number(os.environ, "WORKBENCH_MCP_MAX_RESULT",
+                                         DEFAULT_MAX_RESULT) if max_result is None
+                              else max_result)
         self.trusted = trusted
         self._env = dict(env) if env else None
         self._cwd = cwd
         self._log_dir = Path(log_dir) if log_dir is not None else default_log_dir()
-        self._log: TextIO | None = None
+        self._log: ConnectionLog | None = None
         self.log_path: Path | None = None
         #: Session starts so far, failed ones included (1 after the first connect).
         self.connects = 0
         self.protocol_version: str | None = None
         self.server_name: str | None = None
         self._tools: dict[str, dict[str, Any]] | None = None  # wire form, by name
+        self._listing: list[dict[str, Any]] = []  # every definition listed, twins included
+        self._twins: dict[str, int] = {}  # names listed more than once -> how many times
         self._specs: dict[str, ToolSpec] = {}
+        self._drained: dict[str, dict[str, Any]] | None = None  # the tools at the last drain
+        self._causes: list[str] = []
         self.tools_version = 0
         #: tools/list_changed notifications handled (each one re-lists the tools).
         self.list_changed_seen = 0
-        self._changes: deque[dict[str, Any]] = deque()
         self._closed = False
         self._state_lock = threading.Lock()
         # Loop-side state: touched only on the connection's own loop thread.
@@ -158,6 +205,11 @@ class MCPConnection:
         self._ready: asyncio.Future[Any] | None = None
         self._relist: asyncio.Event | None = None
         self._session_lock: asyncio.Lock | None = None
+
+    def add_env(self, extra: Mapping[str, str]) -> None:
+        """Add environment variables for a stdio server (before it starts)."""
+        if extra:
+            self._env = {**(self._env or {}), **extra}
 
     # -- public sync API --------------------------------------------------------------
     def connect(self) -> MCPConnection:
@@ -176,17 +228,32 @@ class MCPConnection:
     def tool_names(self) -> list[str]:
         """Names of the server's tools, sorted (connects first if it never has)."""
         self._ensure_listed()
-        return sorted(self._specs)
+        return sorted({*self._specs, *self._twins})
 
     def get_spec(self, name: str) -> ToolSpec | None:
-        """The tool as the server describes it (``run`` is None), or None if unknown."""
+        """The tool as the server describes it (``run`` is None), or None if unknown.
+
+        Raises:
+            AmbiguousTool: the server lists more than one definition under ``name``.
+        """
         self._ensure_listed()
+        if name in self._twins:
+            raise AmbiguousTool(name, self.name, self._twins[name])
         return self._specs.get(name)
 
     def list_tools(self) -> list[dict[str, Any]]:
-        """The last ``tools/list`` the server gave, in MCP wire form (camelCase keys)."""
+        """The last ``tools/list`` the server gave, in MCP wire form (camelCase keys).
+
+        Every definition is kept, in the server's order: a name listed twice appears twice,
+        so an audit or an import sees both twins.
+        """
         self._ensure_listed()
-        return [dict(tool) for tool in (self._tools or {}).values()]
+        return [dict(tool) for tool in self._listing]
+
+    @property
+    def duplicates(self) -> dict[str, int]:
+        """Names the server lists more than once, with how many definitions each has."""
+        return dict(self._twins)
 
     def refresh_tools(self) -> list[dict[str, Any]]:
         """Ask the server for its tools now and record any change; return the new list."""
@@ -232,19 +299,29 @@ class MCPConnection:
         return await asyncio.wrap_future(future)
 
     def drain_changes(self) -> list[dict[str, Any]]:
-        """Tool-list changes seen since the last drain, oldest first.
+        """How the tool list changed since the last drain: at most one record.
 
-        Each is ``{"server", "cause", "added", "removed", "changed"}`` with sorted tool
-        names; ``cause`` is ``list_changed`` (the server notified), ``reconnect`` or
-        ``refresh`` (:meth:`refresh_tools`). Only real differences are recorded: a
-        notification whose re-list matches what we had (server-everything announces
-        tools it registered before our first listing) leaves nothing, so the ledger
-        does not depend on when the notification happened to arrive.
+        The record is ``{"server", "cause", "added", "removed", "changed"}`` with sorted
+        tool names, the net difference between the tools at the last drain and now;
+        ``cause`` is the first of ``list_changed`` (the server notified), ``reconnect`` or
+        ``refresh`` (:meth:`refresh_tools`) seen since. Only real differences count: a
+        notification whose re-list matches what we had leaves nothing, and a server that
+        churns its list many times between two drains (the conductor drains once a tick)
+        adds one record, not one per notification.
         """
-        out = []
-        while self._changes:
-            out.append(self._changes.popleft())
-        return out
+        with self._state_lock:
+            causes, self._causes = self._causes, []
+            old, new = self._drained, self._tools
+            self._drained = new
+        if not causes or old is None or new is None:
+            return []
+        added = sorted(set(new) - set(old))
+        removed = sorted(set(old) - set(new))
+        changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
+        if not (added or removed or changed):
+            return []
+        return [{"server": self.name, "cause": causes[0], "added": added, "removed": removed,
+                 "changed": changed}]
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -282,7 +359,6 @@ class MCPConnection:
         self._note("closed")
         if self._log is not None:
             self._log.close()
-            self._log = None
 
     def __enter__(self) -> MCPConnection:
         return self.connect()
@@ -306,7 +382,8 @@ class MCPConnection:
     def _submit(self, coro: Any) -> concurrent.futures.Future[Any]:
         try:
             self._check_open()
-        except ToolCallError:
+            require_mcp()
+        except WorkbenchError:
             coro.close()
             raise
         loop = self._start_loop()
@@ -371,6 +448,9 @@ class MCPConnection:
                 stop.set()
                 await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT)
             ready = self._ready = asyncio.get_running_loop().create_future()
+            # Whoever gave up waiting, the outcome is read here, so a failed connect never
+            # prints "Future exception was never retrieved" at exit.
+            ready.add_done_callback(lambda f: f.cancelled() or f.exception())
             self._stop_owner = asyncio.Event()
             self._owner = asyncio.create_task(self._own(ready, self._stop_owner))
             try:
@@ -386,15 +466,16 @@ class MCPConnection:
 
     async def _own(self, ready: asyncio.Future[Any], stop: asyncio.Event) -> None:
         """The one task that enters and exits the SDK client (anyio needs the same task)."""
-        import anyio
-
-        warm_imports()
         self.connects += 1
         number = self.connects
         self._note(f"connect #{number}: {self.url or shlex.join(self.argv)}")
         relist = self._relist = asyncio.Event()
         try:
-            async with self._open_client() as client:
+            import anyio
+
+            warm_imports()
+            route_sdk_logs(self._note)  # the SDK's records from this loop go to our log
+            async with self._open_client(stop) as client:
                 listing = await client.list_tools()
                 cause = "reconnect" if number > 1 else None
                 self._absorb(listing.tools, cause)
@@ -422,9 +503,11 @@ class MCPConnection:
                 self._client = None
             self._note(f"session #{number} closed")
 
-    def _open_client(self) -> Any:
-        from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+    def _open_client(self, stop: asyncio.Event) -> Any:
+        from mcp import Client
+
+        from workbench.tools.mcp_http import http_transport
+        from workbench.tools.mcp_stdio import stdio_transport
 
         options: dict[str, Any] = {
             "read_timeout_seconds": self.timeout,
@@ -434,11 +517,19 @@ class MCPConnection:
             "cache": None,
         }
         if self.url is not None:
-            return Client(self.url, **options)
-        params = StdioServerParameters(
-            command=self.argv[0], args=self.argv[1:], env=self._env, cwd=self._cwd
-        )
-        return Client(stdio_client(params, errlog=self._log_file()), **options)
+            return Client(http_transport(self.url, max_message=self.max_result,
+                                         note=self._note), **options)
+        log = self._log_file()
+
+        def ended() -> None:  # stdout is gone: end this session now, reconnect next call
+            if self._stop_owner is stop:
+                self._client = None
+            stop.set()
+
+        transport = stdio_transport(self.argv, env=self._env, cwd=self._cwd,
+                                    on_stderr=log.server_output, note=self._note,
+                                    max_message=self.max_result, on_end=ended)
+        return Client(transport, **options)
 
     def _connect_error(self, exc: BaseException) -> ToolCallError:
         if isinstance(exc, ToolCallError):
@@ -478,7 +569,9 @@ class MCPConnection:
                 self._relist.set()
 
     async def _on_log(self, params: Any) -> None:
-        self._note(f"server log [{getattr(params, 'level', '?')}]: {getattr(params, 'data', '')}")
+        # Server-supplied text: through the cap, like its stderr.
+        self._log_file().server_output(f"server log [{getattr(params, 'level', '?')}]: "
+                                       f"{getattr(params, 'data', '')}\n")
 
     async def _relist_on_change(self, client: Any, relist: asyncio.Event) -> None:
         while True:
@@ -514,29 +607,16 @@ class MCPConnection:
 
     def _call_error(self, client: Any, name: str, exc: Exception, timeout: float
                     ) -> ToolCallError:
-        """Map what the SDK raised to the ledger's error kinds."""
-        from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
-
-        if isinstance(exc, MCPError):
-            code = exc.error.code
-            if code == REQUEST_TIMEOUT:
-                return ToolCallError(
-                    "timeout",
-                    f"no reply within {timeout:g} s (the call was cancelled; the session is "
-                    f"still open, so retry or allow a longer timeout)",
-                    name,
-                )
-            if code == CONNECTION_CLOSED:
-                return self._lost(client, name, exc)
-            return ToolCallError("protocol_error", f"{exc.error.message} (JSON-RPC error {code})",
-                                 name)
-        if isinstance(exc, RuntimeError) and self._client is client and (
-                "structured content" in str(exc)):
-            # The SDK re-checks results against the advertised output schema.
-            return ToolCallError("protocol_error", str(exc), name)
-        # HTTP failures, broken pipes and the like: the transport is gone.
-        return self._lost(client, name, exc)
+        """Map what the SDK raised to the ledger's error kinds (see :func:`classify`)."""
+        found = classify(exc)
+        if found is None:  # the transport is gone
+            return self._lost(client, name, exc)
+        kind, message = found
+        if kind == "timeout":
+            message = (f"no reply within {timeout:g} s (the call was cancelled; the session is "
+                       f"still open, so retry or allow a longer timeout)")
+        self._note(f"{name!r} failed ({kind}): {message}")
+        return ToolCallError(kind, message, name)
 
     def _lost(self, client: Any, tool: str, exc: BaseException) -> ToolCallError:
         """Mark the session dead so the next call starts a fresh one."""
@@ -562,40 +642,42 @@ class MCPConnection:
 
     # -- tool list bookkeeping --------------------------------------------------------
     def _absorb(self, tools: Iterable[Any], cause: str | None) -> None:
-        """Take a fresh listing and record how it differs from the previous one (if at all)."""
-        new = {t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools}
-        old = self._tools
-        specs = {name: spec_from_wire(wire) for name, wire in new.items()}
-        self._tools, self._specs = new, specs
-        self.tools_version += 1
-        if cause is None:
-            return
-        old = old or {}
-        added = sorted(set(new) - set(old))
-        removed = sorted(set(old) - set(new))
-        changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
-        if added or removed or changed:
-            change = {"server": self.name, "cause": cause, "added": added,
-                      "removed": removed, "changed": changed}
-            self._changes.append(change)
-            self._note(f"tools changed: {json.dumps(change)}")
-        else:
-            self._note(f"re-listed tools ({cause}): no difference")
+        """Take a fresh listing; note whether it differs from the previous one."""
+        listing = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+        new: dict[str, dict[str, Any]] = {}
+        twins: dict[str, int] = {}
+        for wire in listing:
+            name = wire.get("name")
+            if name in new:
+                twins[name] = twins.get(name, 1) + 1
+            else:
+                new[name] = wire
+        if twins:
+            self._note(f"the server lists some names more than once: {json.dumps(twins)}; "
+                       f"calls to them are refused as ambiguous")
+        for name in twins:  # the diff sees every twin, not just the first
+            new[name] = {"name": name, "twins": [w for w in listing if w.get("name") == name]}
+        specs = {name: guarded_spec(wire, self.name) for name, wire in new.items()
+                 if name not in twins}
+        with self._state_lock:
+            old = self._tools
+            self._tools, self._listing, self._twins, self._specs = new, listing, twins, specs
+            self.tools_version += 1
+            if self._drained is None:
+                self._drained = new
+            if cause is not None and old is not None and old != new:
+                self._causes.append(cause)
+        if cause is not None:
+            self._note(f"re-listed tools ({cause}): "
+                       f"{'changed' if old != new else 'no difference'}")
 
     # -- logging ----------------------------------------------------------------------
-    def _log_file(self) -> TextIO:
+    def _log_file(self) -> ConnectionLog:
         if self._log is None:
-            self._log_dir.mkdir(parents=True, exist_ok=True)
             stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
             self.log_path = self._log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log"
-            # Line-buffered append: the server writes to the same file through its fd.
-            self._log = open(self.log_path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115
+            self._log = ConnectionLog(self.log_path, self.label, log_max_from_env())
         return self._log
 
     def _note(self, line: str) -> None:
-        try:
-            log = self._log_file() if not self._closed or self._log is not None else None
-            if log is not None:
-                log.write(f"[workbench {time.strftime('%H:%M:%S')}] {self.label}: {line}\n")
-        except (OSError, ValueError):
-            pass  # logging must never break a call
+        self._log_file().note(line)

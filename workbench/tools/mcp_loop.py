@@ -15,11 +15,28 @@ import threading
 import weakref
 from typing import Any
 
-__all__ = ["run_loop", "track", "untrack", "warm_imports"]
+__all__ = ["require_mcp", "run_loop", "track", "untrack", "warm_imports"]
 
 _live: weakref.WeakSet[Any] = weakref.WeakSet()
 _atexit_registered = False
 _warmed = False
+
+
+def require_mcp() -> None:
+    """Raise :class:`~workbench.errors.MissingDependency` at once if the SDK is missing.
+
+    Looks the package up without importing it (``import mcp`` costs over a second).
+    """
+    import importlib.util
+
+    from workbench.errors import MissingDependency
+
+    try:
+        found = importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MissingDependency("mcp (the MCP SDK)", "mcp")
 
 
 def track(conn: Any) -> None:

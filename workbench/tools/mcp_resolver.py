@@ -8,6 +8,7 @@ the same tool name the first connection owns it and the collision is reported.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -44,6 +45,9 @@ class MCPResolver:
         self._owners: dict[str, MCPConnection] = {}
         self._collisions: list[dict[str, Any]] = []
         self._versions: tuple[int, ...] | None = None
+        # Per calling thread: (tool, label) of the connection its last call went to. The
+        # owner of a name can change between a call and its telemetry (a list change).
+        self._served = threading.local()
 
     def connect(self) -> MCPResolver:
         """Start every connection's session concurrently; return ``self``.
@@ -78,14 +82,26 @@ class MCPResolver:
             ToolNotFound: no connected server offers ``name``.
             ToolCallError: the call failed (the kind says how).
         """
-        return self.connection_for(name).call_tool(name, params)
+        conn = self.connection_for(name)
+        # Remembered before the call, so a failed call is labelled with its server too.
+        self._served.last = (name, conn.label)
+        return conn.call_tool(name, params)
 
     async def acall_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """Async :meth:`call_tool`."""
-        return await self.connection_for(name).acall_tool(name, params)
+        conn = self.connection_for(name)
+        self._served.last = (name, conn.label)
+        return await conn.acall_tool(name, params)
 
     def transport_label(self, name: str) -> str:
-        """``stdio:<server>`` or ``http:<server>`` for the tool's owner (telemetry only)."""
+        """``stdio:<server>`` or ``http:<server>`` of the server that served ``name``.
+
+        That is the connection this thread's last call of ``name`` went to, else the
+        tool's owner now (telemetry only).
+        """
+        last = getattr(self._served, "last", None)
+        if last is not None and last[0] == name:
+            return last[1]
         owner = self._ownership().get(name)
         return owner.label if owner is not None else "mcp"
 

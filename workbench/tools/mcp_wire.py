@@ -13,9 +13,23 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.errors import ToolCallError, ToolDenied, ToolNotFound
 from workbench.tools.registry import ToolSpec
 
-__all__ = ["block_dict", "derive_name", "describe", "error_text", "spec_from_wire"]
+__all__ = [
+    "HINT_DEFAULTS",
+    "AmbiguousTool",
+    "block_dict",
+    "classify",
+    "derive_name",
+    "describe",
+    "error_text",
+    "first_line",
+    "guarded_spec",
+    "hints",
+    "spec_from_wire",
+    "unwrap",
+]
 
 # Path parts that say nothing about which server a command starts.
 _GENERIC_PARTS = {"index", "main", "__main__", "dist", "build", "lib", "src", "bin", "server"}
@@ -70,8 +84,138 @@ def error_text(content: Iterable[Any]) -> str:
 
 
 def describe(exc: BaseException) -> str:
-    """``Type: message`` of an exception, unwrapped from single-member exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]  # anyio wraps a transport's failure in task groups
-    text = str(exc)
+    """``Type: first line of message`` of an exception, unwrapped from exception groups."""
+    exc = unwrap(exc)  # anyio wraps a transport's failure in (nested) task groups
+    text = first_line(str(exc))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+#: MCP's annotation hints and the values the spec says to assume when a server omits them.
+HINT_DEFAULTS: dict[str, bool] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
+def hints(annotations: Mapping[str, Any] | None) -> dict[str, bool]:
+    """The four hints of a tool, with the spec's defaults for those not given as booleans.
+
+    Example:
+        >>> hints({"readOnlyHint": True})["destructiveHint"]
+        True
+    """
+    given = annotations or {}
+    return {key: given[key] if isinstance(given.get(key), bool) else default
+            for key, default in HINT_DEFAULTS.items()}
+
+
+class AmbiguousTool(ToolDenied, ToolNotFound):
+    """One server lists two or more definitions under one name: no call may pick one.
+
+    A :class:`~workbench.errors.ToolDenied` (so a run records ``tool.denied``) and a
+    :class:`~workbench.errors.ToolNotFound` (so prompts skip it, as they skip hidden tools).
+    """
+
+    def __init__(self, tool: str, server: str, count: int):
+        super().__init__(
+            "", tool, f"ambiguous: {server} lists {count} definitions of {tool!r}; curate it "
+            f"(keep one in a surface) before calling it",
+        )
+
+
+def guarded_spec(wire: Mapping[str, Any], server: str) -> ToolSpec:
+    """:func:`spec_from_wire` with its input schema compiled now.
+
+    A server's schema is untrusted: if it is invalid (or cyclic, or too deep), every call
+    of the tool fails with a recorded ``protocol_error`` naming the problem, instead of
+    the registry's validation raising mid-turn.
+    """
+    from workbench.tools.registry import compile_schema
+
+    spec = spec_from_wire(wire)
+    if not spec.input_schema:
+        return spec
+
+    def unusable(exc: BaseException) -> ToolCallError:
+        problem = (str(exc).splitlines() or [type(exc).__name__])[0][:300]
+        return ToolCallError(
+            "protocol_error", f"{server} gave {spec.name!r} an input schema that cannot be "
+            f"used ({type(exc).__name__}: {problem}); the call was not sent", spec.name)
+
+    try:
+        if not isinstance(spec.input_schema, Mapping):
+            raise ValueError("it is not a JSON object")
+        compiled = compile_schema(spec.input_schema)
+    except Exception as exc:  # invalid, cyclic (RecursionError), dangling $ref, ...
+        failure = unusable(exc)
+
+        def validator(params: Any) -> str | None:
+            raise failure
+    else:
+        def validator(params: Any) -> str | None:
+            try:
+                return compiled(params)
+            except RecursionError as exc:  # a cyclic $ref shows itself only on use
+                raise unusable(exc) from None
+
+    object.__setattr__(spec, "_validator", validator)
+    return spec
+
+
+def classify(exc: BaseException) -> tuple[str, str] | None:
+    """``(kind, message)`` for an error that leaves the session usable, None if it is lost.
+
+    JSON-RPC errors are ``protocol_error`` (our transports mark a result past the cap, which
+    is the tool's outcome: ``tool_error``); a reply the SDK cannot validate (a list as
+    ``structuredContent``, say) is ``protocol_error`` too. Only what says the transport is
+    gone (closed streams, OS and HTTP errors) means the session is lost.
+    """
+    exc = unwrap(exc)
+    error = getattr(exc, "error", None)
+    code = getattr(error, "code", None)
+    if isinstance(code, int):
+        data = getattr(error, "data", None)
+        mark = data.get("workbench") if isinstance(data, dict) else None
+        if mark == "result_too_large":
+            return "tool_error", str(error.message)
+        if code == -32001:  # REQUEST_TIMEOUT
+            return "timeout", ""
+        if code == -32000:  # CONNECTION_CLOSED
+            return None
+        return "protocol_error", f"{first_line(str(error.message))} (JSON-RPC error {code})"
+    if _is_transport_failure(exc):
+        return None
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # pydantic: the reply does not have the shape MCP promises
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            title = getattr(exc, "title", "the reply")
+            return "protocol_error", (f"the server's reply is not a valid {title}: "
+                                      f"{where}: {first.get('msg')}")
+        except Exception:  # noqa: S110 - fall through to the plain description
+            pass
+    return "protocol_error", f"the server's reply could not be used ({describe(exc)})"
+
+
+def _is_transport_failure(exc: BaseException) -> bool:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    modules = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}
+    return (isinstance(exc, OSError | EOFError)
+            or bool(names & {"ClosedResourceError", "BrokenResourceError", "EndOfStream"})
+            or "httpx2" in modules or "httpcore2" in modules or "httpcore" in modules)
+
+
+def unwrap(exc: BaseException) -> BaseException:
+    """The cause inside (nested) exception groups: the first member that is not a cancel."""
+    while isinstance(exc, BaseExceptionGroup):
+        members = [e for e in exc.exceptions if type(e).__name__ != "CancelledError"]
+        exc = (members or list(exc.exceptions))[0]
+    return exc
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` (server messages may carry tracebacks)."""
+    return (text.strip().splitlines() or [""])[0]
