@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from workbench.tools.mcp_connection import MCPConnection, default_log_dir
+from workbench.tools.mcp_connection import MCPConnection
 from workbench.tools.mcp_env import (
     mcp_resolver_from_env,
     oracle_server_command,
@@ -23,6 +23,7 @@ from workbench.tools.mcp_env import (
     split_servers,
 )
 from workbench.tools.mcp_resolver import MCPResolver
+from workbench.tools.mcp_settings import default_log_dir
 
 __all__ = [
     "MCPConnection",

@@ -9,16 +9,14 @@ from plain scripts and from inside a running event loop such as a Jupyter cell;
 :meth:`MCPConnection.acall_tool` is the ``await`` path. Spawning a server per call would
 cost ~1.6 s instead of ~3 ms.
 
-Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records:
-``tool_error`` (an ``isError`` result, with the server's text), ``protocol_error`` (a
-JSON-RPC error), ``transport_error`` (the server is gone; the next call reconnects) and
-``timeout`` (no reply in time; the session stays usable).
-
-A ``tools/list_changed`` notification (or a listen event on 2026-07-28 sessions) makes the
-connection re-list and queue what changed; the conductor drains the queue onto the ledger
-as ``tool.list_changed``. Each connection logs its server's stderr and its own events to
-one file (:func:`default_log_dir`). ``import mcp`` costs over a second, so it happens only
-when a session starts.
+Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records
+(:func:`~workbench.tools.mcp_wire.classify`): ``tool_error`` (``isError``, or a reply past
+the size cap), ``protocol_error`` (a JSON-RPC error, a reply that cannot be read),
+``transport_error`` (the server is gone; the next call reconnects), ``timeout``. Stdio
+servers run through :mod:`~workbench.tools.mcp_stdio`, HTTP through
+:mod:`~workbench.tools.mcp_http`; re-listings are kept by
+:class:`~workbench.tools.mcp_listing.ToolListing`; each connection logs to one capped file
+(:mod:`~workbench.tools.mcp_log`). ``import mcp`` costs over a second: only on connect.
 
 Example:
     >>> from workbench.tools.mcp_connection import MCPConnection
@@ -32,77 +30,37 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import itertools
-import json
 import os
 import re
 import shlex
 import sys
-import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError, ToolCallError, WorkbenchError
-from workbench.tools.mcp_log import ConnectionLog, log_max_from_env, route_sdk_logs
+from workbench.tools.mcp_listing import ToolListing
+from workbench.tools.mcp_log import ConnectionLog, route_sdk_logs
 from workbench.tools.mcp_loop import require_mcp, run_loop, track, untrack, warm_imports
-from workbench.tools.mcp_wire import (
-    AmbiguousTool,
-    block_dict,
-    classify,
-    derive_name,
-    describe,
-    error_text,
-    guarded_spec,
+from workbench.tools.mcp_settings import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_RESULT,
+    DEFAULT_TIMEOUT,
+    default_log_dir,
+    env_number,
+    log_max,
 )
+from workbench.tools.mcp_wire import block_dict, classify, derive_name, describe, error_text
 from workbench.tools.registry import ToolSpec
 
-__all__ = [
-    "DEFAULT_CONNECT_TIMEOUT",
-    "DEFAULT_MAX_RESULT",
-    "DEFAULT_TIMEOUT",
-    "MCPConnection",
-    "default_log_dir",
-    "env_number",
-]
+__all__ = ["MCPConnection"]
 
-#: Seconds a call may wait for its reply unless told otherwise (``WORKBENCH_MCP_TIMEOUT``).
-DEFAULT_TIMEOUT = 30.0
-#: Bytes one reply may have (``WORKBENCH_MCP_MAX_RESULT``); past it the call fails as a
-#: ``tool_error`` "result too large" with the size, and the session goes on.
-DEFAULT_MAX_RESULT = 16 * 1024 * 1024
-#: Seconds to spawn a server and finish the handshake.
-DEFAULT_CONNECT_TIMEOUT = 60.0
-#: Seconds :meth:`MCPConnection.close` waits for the SDK's shutdown (stdin close, SIGTERM,
-#: SIGKILL: at most ~6 s by the SDK's own bounds).
+#: Seconds :meth:`MCPConnection.close` waits for the server to stop (stdin close, then
+#: SIGTERM, then SIGKILL: about 4 s at most by the transport's own bounds).
 _CLOSE_TIMEOUT = 10.0
 
 _counter = itertools.count(1)
-
-
-def env_number(env: Mapping[str, str], key: str, default: float) -> float:
-    """A positive number from ``env[key]``, or ``default`` when unset.
-
-    Raises:
-        ConfigError: it is set but not a positive number.
-    """
-    raw = env.get(key, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        raise ConfigError("environment", key, f"{raw!r} is not a number above 0; unset it "
-                          f"or give e.g. {default:g}")
-    return value
-
-
-def default_log_dir() -> Path:
-    """Where server stderr logs go: ``WORKBENCH_MCP_LOG_DIR`` or ``<tmp>/workbench-mcp``."""
-    configured = os.environ.get("WORKBENCH_MCP_LOG_DIR")
-    return Path(configured) if configured else Path(tempfile.gettempdir()) / "workbench-mcp"
 
 
 class MCPConnection:
@@ -185,13 +143,7 @@ class MCPConnection:
         self.connects = 0
         self.protocol_version: str | None = None
         self.server_name: str | None = None
-        self._tools: dict[str, dict[str, Any]] | None = None  # wire form, by name
-        self._listing: list[dict[str, Any]] = []  # every definition listed, twins included
-        self._twins: dict[str, int] = {}  # names listed more than once -> how many times
-        self._specs: dict[str, ToolSpec] = {}
-        self._drained: dict[str, dict[str, Any]] | None = None  # the tools at the last drain
-        self._causes: list[str] = []
-        self.tools_version = 0
+        self._listing = ToolListing(self.name, self._note)
         #: tools/list_changed notifications handled (each one re-lists the tools).
         self.list_changed_seen = 0
         self._closed = False
@@ -205,6 +157,11 @@ class MCPConnection:
         self._ready: asyncio.Future[Any] | None = None
         self._relist: asyncio.Event | None = None
         self._session_lock: asyncio.Lock | None = None
+
+    def rename(self, name: str) -> None:
+        """Give the connection another server name (its label and change records follow)."""
+        self.name = self._listing.server = name
+        self.label = f"{self.transport}:{name}"
 
     def add_env(self, extra: Mapping[str, str]) -> None:
         """Add environment variables for a stdio server (before it starts)."""
@@ -228,7 +185,7 @@ class MCPConnection:
     def tool_names(self) -> list[str]:
         """Names of the server's tools, sorted (connects first if it never has)."""
         self._ensure_listed()
-        return sorted({*self._specs, *self._twins})
+        return self._listing.names()
 
     def get_spec(self, name: str) -> ToolSpec | None:
         """The tool as the server describes it (``run`` is None), or None if unknown.
@@ -237,9 +194,7 @@ class MCPConnection:
             AmbiguousTool: the server lists more than one definition under ``name``.
         """
         self._ensure_listed()
-        if name in self._twins:
-            raise AmbiguousTool(name, self.name, self._twins[name])
-        return self._specs.get(name)
+        return self._listing.spec(name)
 
     def list_tools(self) -> list[dict[str, Any]]:
         """The last ``tools/list`` the server gave, in MCP wire form (camelCase keys).
@@ -248,12 +203,17 @@ class MCPConnection:
         so an audit or an import sees both twins.
         """
         self._ensure_listed()
-        return [dict(tool) for tool in self._listing]
+        return [dict(tool) for tool in self._listing.definitions]
 
     @property
     def duplicates(self) -> dict[str, int]:
         """Names the server lists more than once, with how many definitions each has."""
-        return dict(self._twins)
+        return dict(self._listing.twins)
+
+    @property
+    def tools_version(self) -> int:
+        """Listings taken so far (changes whenever the tools may have)."""
+        return self._listing.version
 
     def refresh_tools(self) -> list[dict[str, Any]]:
         """Ask the server for its tools now and record any change; return the new list."""
@@ -309,19 +269,7 @@ class MCPConnection:
         churns its list many times between two drains (the conductor drains once a tick)
         adds one record, not one per notification.
         """
-        with self._state_lock:
-            causes, self._causes = self._causes, []
-            old, new = self._drained, self._tools
-            self._drained = new
-        if not causes or old is None or new is None:
-            return []
-        added = sorted(set(new) - set(old))
-        removed = sorted(set(old) - set(new))
-        changed = sorted(n for n in set(new) & set(old) if new[n] != old[n])
-        if not (added or removed or changed):
-            return []
-        return [{"server": self.name, "cause": causes[0], "added": added, "removed": removed,
-                 "changed": changed}]
+        return self._listing.drain()
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -427,7 +375,7 @@ class MCPConnection:
             return self._loop
 
     def _ensure_listed(self) -> None:
-        if self._tools is None:
+        if self._listing.tools is None:
             self.connect()
 
     # -- loop side --------------------------------------------------------------------
@@ -478,7 +426,7 @@ class MCPConnection:
             async with self._open_client(stop) as client:
                 listing = await client.list_tools()
                 cause = "reconnect" if number > 1 else None
-                self._absorb(listing.tools, cause)
+                self._listing.absorb(listing.tools, cause)
                 self.protocol_version = client.protocol_version
                 info = client.server_info
                 self.server_name = info.name if info is not None else None
@@ -583,12 +531,12 @@ class MCPConnection:
                 self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
                 return
             self.list_changed_seen += 1
-            self._absorb(listing.tools, "list_changed")
+            self._listing.absorb(listing.tools, "list_changed")
 
     async def _arefresh(self) -> None:
         client = await self._session()
         listing = await client.list_tools()
-        self._absorb(listing.tools, "refresh")
+        self._listing.absorb(listing.tools, "refresh")
 
     async def _acall(self, name: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         # Hot path: a live session needs no lock (only a (re)connect takes it).
@@ -640,43 +588,12 @@ class MCPConnection:
         if owner is not None:
             await asyncio.wait({owner}, timeout=_CLOSE_TIMEOUT - 1.0)
 
-    # -- tool list bookkeeping --------------------------------------------------------
-    def _absorb(self, tools: Iterable[Any], cause: str | None) -> None:
-        """Take a fresh listing; note whether it differs from the previous one."""
-        listing = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
-        new: dict[str, dict[str, Any]] = {}
-        twins: dict[str, int] = {}
-        for wire in listing:
-            name = wire.get("name")
-            if name in new:
-                twins[name] = twins.get(name, 1) + 1
-            else:
-                new[name] = wire
-        if twins:
-            self._note(f"the server lists some names more than once: {json.dumps(twins)}; "
-                       f"calls to them are refused as ambiguous")
-        for name in twins:  # the diff sees every twin, not just the first
-            new[name] = {"name": name, "twins": [w for w in listing if w.get("name") == name]}
-        specs = {name: guarded_spec(wire, self.name) for name, wire in new.items()
-                 if name not in twins}
-        with self._state_lock:
-            old = self._tools
-            self._tools, self._listing, self._twins, self._specs = new, listing, twins, specs
-            self.tools_version += 1
-            if self._drained is None:
-                self._drained = new
-            if cause is not None and old is not None and old != new:
-                self._causes.append(cause)
-        if cause is not None:
-            self._note(f"re-listed tools ({cause}): "
-                       f"{'changed' if old != new else 'no difference'}")
-
     # -- logging ----------------------------------------------------------------------
     def _log_file(self) -> ConnectionLog:
         if self._log is None:
             stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
             self.log_path = self._log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log"
-            self._log = ConnectionLog(self.log_path, self.label, log_max_from_env())
+            self._log = ConnectionLog(self.log_path, self.label, log_max())
         return self._log
 
     def _note(self, line: str) -> None:

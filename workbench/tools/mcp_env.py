@@ -17,9 +17,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.errors import ConfigError
-from workbench.tools.mcp_connection import DEFAULT_TIMEOUT, MCPConnection, env_number
+from workbench.tools.mcp_connection import MCPConnection
 from workbench.tools.mcp_loop import require_mcp
 from workbench.tools.mcp_resolver import MCPResolver
+from workbench.tools.mcp_settings import DEFAULT_TIMEOUT, env_number
 
 __all__ = [
     "is_builtin_server",

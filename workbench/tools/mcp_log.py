@@ -13,17 +13,13 @@ sends those records to the log of the connection whose loop thread emitted them 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["DEFAULT_LOG_MAX", "ConnectionLog", "route_sdk_logs"]
-
-#: Bytes of server-supplied text one connection's log keeps (``WORKBENCH_MCP_LOG_MAX``).
-DEFAULT_LOG_MAX = 4 * 1024 * 1024
+__all__ = ["ConnectionLog", "route_sdk_logs"]
 
 # Loop thread ident -> the note function of the connection that owns the thread.
 _by_thread: dict[int, Callable[[str], None]] = {}
@@ -40,7 +36,7 @@ class ConnectionLog:
         max_bytes: Cap on the server-supplied text kept.
     """
 
-    def __init__(self, path: Path, label: str, max_bytes: int = DEFAULT_LOG_MAX):
+    def __init__(self, path: Path, label: str, max_bytes: int):
         self.path = path
         self.label = label
         self.max_bytes = max_bytes
@@ -89,12 +85,6 @@ class ConnectionLog:
                 self._fh.write(text)
             except (OSError, ValueError):
                 pass  # logging must never break a call
-
-
-def log_max_from_env() -> int:
-    """``WORKBENCH_MCP_LOG_MAX`` in bytes, or :data:`DEFAULT_LOG_MAX`."""
-    raw = os.environ.get("WORKBENCH_MCP_LOG_MAX", "").strip()
-    return int(raw) if raw.isdigit() else DEFAULT_LOG_MAX
 
 
 class _Router(logging.Handler):

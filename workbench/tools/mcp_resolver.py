@@ -40,8 +40,7 @@ class MCPResolver:
         names = [c.name for c in self.connections]
         for conn in self.connections:  # labels and change records need distinct names
             if names.count(conn.name) > 1:
-                conn.name = f"{conn.name}-{self.connections.index(conn) + 1}"
-                conn.label = f"{conn.transport}:{conn.name}"
+                conn.rename(f"{conn.name}-{self.connections.index(conn) + 1}")
         self._owners: dict[str, MCPConnection] = {}
         self._collisions: list[dict[str, Any]] = []
         self._versions: tuple[int, ...] | None = None

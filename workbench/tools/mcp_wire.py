@@ -157,7 +157,7 @@ def guarded_spec(wire: Mapping[str, Any], server: str) -> ToolSpec:
         def validator(params: Any) -> str | None:
             try:
                 return compiled(params)
-            except RecursionError as exc:  # a cyclic $ref shows itself only on use
+            except Exception as exc:  # a cyclic or dangling $ref shows itself only on use
                 raise unusable(exc) from None
 
     object.__setattr__(spec, "_validator", validator)
