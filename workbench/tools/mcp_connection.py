@@ -530,8 +530,8 @@ class MCPConnection:
             except Exception as exc:
                 self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
                 return
-            self.list_changed_seen += 1
             self._listing.absorb(listing.tools, "list_changed")
+            self.list_changed_seen += 1  # after absorb: who sees the count sees the listing
 
     async def _arefresh(self) -> None:
         client = await self._session()
