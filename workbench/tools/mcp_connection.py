@@ -261,13 +261,10 @@ class MCPConnection:
     def drain_changes(self) -> list[dict[str, Any]]:
         """How the tool list changed since the last drain: at most one record.
 
-        The record is ``{"server", "cause", "added", "removed", "changed"}`` with sorted
-        tool names, the net difference between the tools at the last drain and now;
-        ``cause`` is the first of ``list_changed`` (the server notified), ``reconnect`` or
-        ``refresh`` (:meth:`refresh_tools`) seen since. Only real differences count: a
-        notification whose re-list matches what we had leaves nothing, and a server that
-        churns its list many times between two drains (the conductor drains once a tick)
-        adds one record, not one per notification.
+        ``{"server", "cause", "added", "removed", "changed"}``, the net difference since
+        the last drain (the conductor drains once a tick); ``cause`` is the first of
+        ``list_changed``, ``reconnect`` or ``refresh`` seen since. A re-list that matches
+        what we had leaves nothing; churn between two drains adds one record.
         """
         return self._listing.drain()
 
@@ -423,21 +420,20 @@ class MCPConnection:
 
             warm_imports()
             route_sdk_logs(self._note)  # the SDK's records from this loop go to our log
-            async with self._open_client(stop) as client:
+            async with self._open_client(stop) as client, anyio.create_task_group() as tasks:
+                if self._server_announces_list_changes(client):
+                    # Subscribed before the first listing, so no change falls in between.
+                    await tasks.start(self._listen, client, relist)
                 listing = await client.list_tools()
-                cause = "reconnect" if number > 1 else None
-                self._listing.absorb(listing.tools, cause)
+                self._listing.absorb(listing.tools, "reconnect" if number > 1 else None)
                 self.protocol_version = client.protocol_version
                 info = client.server_info
                 self.server_name = info.name if info is not None else None
                 self._client = client
                 ready.set_result(client)
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(self._relist_on_change, client, relist)
-                    if self._server_announces_list_changes(client):
-                        tasks.start_soon(self._listen, client, relist)
-                    await stop.wait()
-                    tasks.cancel_scope.cancel()
+                tasks.start_soon(self._relist_on_change, client, relist)
+                await stop.wait()
+                tasks.cancel_scope.cancel()
         except BaseException as exc:
             if not ready.done():
                 ready.set_exception(self._connect_error(exc))
@@ -500,13 +496,19 @@ class MCPConnection:
         # sessions only through a subscriptions/listen stream.
         return modern and tools is not None and bool(tools.list_changed)
 
-    async def _listen(self, client: Any, relist: asyncio.Event) -> None:
+    async def _listen(self, client: Any, relist: asyncio.Event, *, task_status: Any) -> None:
+        started = False
         try:
             async with client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
+                started = True
                 async for _event in subscription:
                     relist.set()
         except Exception as exc:  # the session goes on without change notifications
             self._note(f"tools/list_changed subscription ended: {exc!r}")
+        finally:
+            if not started:
+                task_status.started()
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
