@@ -270,11 +270,7 @@ class MCPConnection:
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
-        """The connection's own event loop (None before first use).
-
-        Coroutines running on it can ``await conn.acall_tool(...)`` without a thread hop;
-        never block it with the sync API.
-        """
+        """The connection's own loop (None before first use): await there, never block it."""
         return self._loop
 
     @property
