@@ -158,8 +158,9 @@ class TestBounds:
             assert f"{conn.max_result}-byte cap" in caught.value.message
             assert conn.call_tool("ok", {"text": "fine"}) == {"text": "fine"}
             assert conn.connects == 1
-        print(f"50 MB result refused over {transport} in {took:.2f} s")
         assert_quiet(capfd)
+        with capfd.disabled():
+            print(f"50 MB result refused over {transport} in {took:.2f} s")
 
     def test_the_result_cap_is_configurable(self, transport, tmp_path, monkeypatch):
         monkeypatch.setenv("WORKBENCH_MCP_MAX_RESULT", "1000")
