@@ -12,12 +12,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
 FLAKY = SERVERS / "flaky_server.py"
+HOSTILE = SERVERS / "hostile_server.py"
 NODE_MODULES = REPO / "external" / "node_modules"
 EVERYTHING = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 INSPECTOR = NODE_MODULES / ".bin" / "mcp-inspector"
 #: Command-line fragments of every server these tests start.
 SERVER_MARKERS = ("workbench.tools.mcp_server", "flaky_server.py", "mcp_server_time",
-                  "server-everything")
+                  "server-everything", "hostile_server.py")
 
 
 def free_port() -> int:
@@ -104,3 +105,8 @@ def flaky_requests(log: Path) -> list[dict]:
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def logged_requests(log: Path) -> list[dict]:
+    """Every request a test server (flaky or hostile) logged: {"pid", "method", "tool"}."""
+    return flaky_requests(log)

@@ -67,6 +67,8 @@ class ServerSpec(StrictModel):
     command: str | None = None
     url: str | None = None
     trusted: bool = False
+    #: Seconds a call to this server may wait for its reply (``WORKBENCH_MCP_TIMEOUT`` or 30).
+    timeout: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
     def _one_target(self) -> ServerSpec:

@@ -63,6 +63,7 @@ from workbench.engine.resuming import (
     replayed_outcome,
 )
 from workbench.engine.telemetry import CallsLog, calls_log_path
+from workbench.engine.tooling import may_retry
 from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
@@ -519,6 +520,9 @@ class Conductor:
                                      {**base, "error": failed.to_payload()}, turn.cause)
                 self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
                 self._flush_outcome(written_ahead)
+                if "retry_of" not in base and may_retry(self.registry, failed, event, self._replay):
+                    base = {**base, "retry_of": event.seq}  # sent once more, recorded
+                    continue
                 raise
             event = self._append(turn.tick, "tool.called", agent.name,
                                  {**base, "result": result}, turn.cause)

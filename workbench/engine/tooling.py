@@ -11,6 +11,10 @@ One place decides this for the CLI, the conductor and the widgets:
 Whenever a tool comes from a server, an approval guard is installed: a tool is
 destructive unless a *trusted* server says ``readOnlyHint``, and a destructive call needs
 a yes from the approver. Without an approver nothing destructive runs.
+
+A call of an idempotent tool (``idempotentHint``) from a trusted server that fails with
+``transport_error`` or ``timeout`` is sent once more (:func:`may_retry`); the conductor
+records the failure and then the retry, marked ``retry_of`` the failure's seq.
 """
 
 from __future__ import annotations
@@ -20,10 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.contracts.scenario import ScenarioConfig
+from workbench.errors import WorkbenchError
 from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry
 from workbench.tools.registry import ToolRegistry
 
-__all__ = ["guard_registry", "registry_over", "scenario_registry"]
+__all__ = ["guard_registry", "may_retry", "registry_over", "scenario_registry"]
+
+#: Failures after which an idempotent call of a trusted server is sent once more.
+RETRIED_KINDS = ("transport_error", "timeout")
 
 
 def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
@@ -45,7 +53,7 @@ def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
             guard_registry(registry, approver)
         return registry
 
-    from workbench.tools.mcp_client import resolver_for_servers
+    from workbench.tools.mcp_env import resolver_for_servers
 
     # Commands like `node external/...` are relative to the project directory, the parent
     # of the config directory, wherever the run was started from (a notebook, say).
@@ -86,3 +94,38 @@ def guard_registry(registry: ToolRegistry, approver: Any) -> None:
     from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 
     ApprovalGuard(approver if approver is not None else ApprovalPolicy()).install(registry)
+
+
+def may_retry(registry: ToolRegistry, error: Any, failed: Any, replay: Any = ()) -> bool:
+    """Whether a failed call is sent once more (the conductor records both).
+
+    Only a ``transport_error`` or ``timeout``, only for a tool whose ``idempotentHint``
+    is true (the spec's default is false), and only when the server offering it is
+    trusted: an untrusted server's hints are never believed. While a run is resumed
+    (``replay`` holds the recorded events still to re-derive), the ledger decides: the
+    call was retried if the next recorded event is its retry.
+
+    Args:
+        registry: The run's registry.
+        error: The :class:`~workbench.errors.ToolCallError`.
+        failed: The recorded ``tool.called`` event of the failure.
+        replay: The events a resume has still to re-derive (empty when live).
+    """
+    if replay:
+        nxt = replay[0]
+        return (nxt.kind == "tool.called" and isinstance(nxt.payload, dict)
+                and nxt.payload.get("retry_of") == failed.seq)
+    tool = getattr(error, "tool", "") or failed.payload.get("tool", "")
+    if getattr(error, "kind", None) not in RETRIED_KINDS or tool in registry.local_names():
+        return False
+    connection_for = getattr(registry.resolver, "connection_for", None)
+    if connection_for is None:
+        return False
+    try:
+        spec = registry.spec(tool)
+        trusted = bool(getattr(connection_for(tool), "trusted", False))
+    except WorkbenchError:
+        return False
+    from workbench.tools.mcp_wire import hints
+
+    return trusted and hints(spec.annotations)["idempotentHint"]

@@ -105,7 +105,7 @@ def default_tool_registry(env: Mapping[str, str] | None = None) -> ToolRegistry:
     env = os.environ if env is None else env
     registry = ToolRegistry()
     if env.get("MCP_SERVERS", "").strip() or env.get("MCP_ORACLE", "") == "1":
-        from workbench.tools.mcp_client import mcp_resolver_from_env
+        from workbench.tools.mcp_env import mcp_resolver_from_env
 
         registry.attach(mcp_resolver_from_env(env))
         return registry

@@ -61,6 +61,9 @@ def build_server(
     Returns:
         The server, not yet running.
     """
+    from workbench.tools.mcp_loop import require_mcp
+
+    require_mcp()  # at once, with the install hint, before the SDK's ImportError
     from mcp.server import MCPServer
 
     # WARNING: MCPServer configures logging in its process; INFO would chat on stderr

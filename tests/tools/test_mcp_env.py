@@ -1,0 +1,168 @@
+"""The env gate (workbench/tools/mcp_env.py): the built-in server is trusted whichever gate
+starts it, a missing SDK is reported at once, and a trusted idempotent call is retried."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from mcp_helpers import HOSTILE, REPO, logged_requests
+
+from workbench.engine.conductor import Conductor
+from workbench.engine.telemetry import read_calls_log
+from workbench.errors import ToolCallError
+from workbench.tools.builtins import register_builtins
+from workbench.tools.mcp_client import MCPConnection, MCPResolver
+from workbench.tools.mcp_env import is_builtin_server
+from workbench.tools.mcp_wire import HINT_DEFAULTS, hints
+from workbench.tools.registry import ToolRegistry
+
+# Runs the CLI with every `mcp` import failing, as if the extra were not installed.
+NO_MCP = textwrap.dedent("""
+    import importlib.abc, runpy, sys
+
+    class NoMCP(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "mcp" or name.startswith("mcp."):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, NoMCP())
+    sys.argv = ["workbench", *sys.argv[1:]]
+    runpy.run_module("workbench.cli", run_name="__main__", alter_sys=True)
+""")
+
+
+class TestWithoutTheSDK:
+    @pytest.mark.parametrize("args, env", [
+        (["run", "oracle-grove", "--ticks", "1"], {"MCP_ORACLE": "1"}),
+        (["run", "oracle-grove", "--ticks", "1"],
+         {"MCP_SERVERS": "python -m workbench.tools.mcp_server"}),
+        (["serve"], {}),
+    ], ids=["MCP_ORACLE", "MCP_SERVERS", "serve"])
+    def test_fails_at_once_with_the_install_hint(self, args, env, tmp_path):
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("MCP_")}
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", NO_MCP, *args], capture_output=True,
+                              text=True, cwd=REPO, timeout=30,  # the old wait was 65 s
+                              env={**clean, **env, "PYTHONPATH": str(REPO)})
+        took = time.monotonic() - started
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert lines[0].startswith("error: mcp")
+        assert "pip install 'tool-contract-workbench[mcp]'" in lines[0]
+        print(f"no-mcp {args[0]} with {sorted(env)} failed in {took:.2f} s")
+
+
+class TestTrust:
+    def test_only_this_interpreter_running_our_server_counts_as_ours(self):
+        assert is_builtin_server(MCPConnection("python -m workbench.tools.mcp_server"))
+        assert not is_builtin_server(MCPConnection("python -m mcp_server_time"))
+        assert not is_builtin_server(MCPConnection("/usr/bin/env python3 -m "
+                                                   "workbench.tools.mcp_server"))
+        assert not is_builtin_server(MCPConnection("http://127.0.0.1:1/mcp"))
+
+    def test_mcp_servers_naming_the_built_in_server_gives_the_in_process_ledger(
+            self, repo_root, monkeypatch, tmp_path):
+        monkeypatch.setenv("MCP_SERVERS", "python -m workbench.tools.mcp_server")
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        over_mcp = Conductor.from_config(repo_root / "config", "oracle-grove",
+                                         ledger_path=tmp_path / "run.jsonl").run(ticks=6)
+        in_process = Conductor.from_config(repo_root / "config", "oracle-grove",
+                                           registry=register_builtins(ToolRegistry())).run(6)
+        assert over_mcp.violations == []  # no "not approved": our own server is trusted
+        assert over_mcp.final_hash == in_process.final_hash
+        # The calls log names the server that served each call.
+        served = {r["transport"] for r in read_calls_log(tmp_path / "run.calls.jsonl").values()}
+        assert served == {"stdio:workbench.tools.mcp_server"}
+
+
+class TestHints:
+    def test_the_specs_defaults_fill_what_a_server_leaves_out(self):
+        assert HINT_DEFAULTS == {"readOnlyHint": False, "destructiveHint": True,
+                                 "idempotentHint": False, "openWorldHint": True}
+        assert hints(None) == HINT_DEFAULTS
+        assert hints({"readOnlyHint": True, "idempotentHint": "yes"}) == {
+            **HINT_DEFAULTS, "readOnlyHint": True}
+
+
+def _retry_config(config_dir: Path, mark: Path, log: Path, trusted: bool) -> None:
+    (config_dir / "agents" / "prober.yaml").write_text(textwrap.dedent("""
+        name: prober
+        role: worker
+        persona: Calls an idempotent tool.
+        may_emit: [probe.done]
+        schedule: {tick_every: 1}
+        model: {backend: scripted}
+        tools: [idem]
+        script:
+          - call: idem
+            params: {}
+            say: "probed"
+    """))
+    command = f"{sys.executable} {HOSTILE} --mode dieonce --mark {mark} --log {log}"
+    (config_dir / "scenarios" / "retry.yaml").write_text(textwrap.dedent(f"""
+        name: retry
+        cast: [prober]
+        servers:
+          - name: hostile
+            command: {json.dumps(command)}
+            trusted: {str(trusted).lower()}
+    """))
+
+
+class TestRetry:
+    def _run(self, config_dir, tmp_path, trusted):
+        mark, log = tmp_path / "died-once", tmp_path / "requests.jsonl"
+        _retry_config(config_dir, mark, log, trusted)
+        from workbench.surface.approval import ApprovalPolicy
+
+        conductor = Conductor.from_config(config_dir, "retry", approver=ApprovalPolicy(
+            allow=["idem"]))
+        return conductor.run(ticks=1), logged_requests(log)
+
+    def test_a_trusted_idempotent_call_lost_in_transport_is_retried_once_and_recorded(
+            self, config_dir, tmp_path):
+        result, seen = self._run(config_dir, tmp_path, trusted=True)
+        calls = result.ledger.of_kind("tool.called")
+        assert [c.payload.get("error", {}).get("kind") for c in calls] == [
+            "transport_error", None]
+        assert calls[1].payload["retry_of"] == calls[0].seq
+        assert calls[1].payload["result"] == {"text": "idem"}
+        assert [r["tool"] for r in seen if r["method"] == "tools/call"] == ["idem", "idem"]
+
+    def test_an_untrusted_servers_idempotent_hint_is_not_believed(self, config_dir,
+                                                                  tmp_path):
+        result, seen = self._run(config_dir, tmp_path, trusted=False)
+        calls = result.ledger.of_kind("tool.called")
+        assert [c.payload["error"]["kind"] for c in calls] == ["transport_error"]
+        assert [r["tool"] for r in seen if r["method"] == "tools/call"] == ["idem"]
+
+
+class TestServedLabel:
+    def test_telemetry_names_the_server_that_served_the_call(self, tmp_path):
+        # Two servers offer `probe`; after the call, the first stops offering it (a fresh
+        # listing), so the owner now is the second. The label is still the first.
+        env = {"HOSTILE_LOG": str(tmp_path / "log.jsonl")}
+        first = MCPConnection([sys.executable, str(HOSTILE), "--mode", "churn"], name="one",
+                              env=env, log_dir=tmp_path)
+        second = MCPConnection([sys.executable, str(HOSTILE), "--mode", "churn"], name="two",
+                               env=env, log_dir=tmp_path)
+        with MCPResolver([first, second]) as resolver:
+            registry = ToolRegistry()
+            registry.attach(resolver)
+            gen = next(n for n in first.tool_names() if n.startswith("gen"))
+            assert gen in second.tool_names()  # both are on their first listing
+            assert resolver.connection_for(gen) is first
+            with pytest.raises(ToolCallError):  # served (and refused) by `one`
+                resolver.call_tool(gen, {})
+            first.refresh_tools()  # its gen tool is gone: `two` owns the name now
+            assert resolver.connection_for(gen) is second
+            assert registry.transport_of(gen) == "stdio:one"

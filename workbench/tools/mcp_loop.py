@@ -1,0 +1,98 @@
+"""The background event loops that own MCP sessions, and the exit-time safety net.
+
+Every :class:`~workbench.tools.mcp_connection.MCPConnection` runs its session on its own
+daemon thread with its own event loop (so sync calls work inside a running loop, such as a
+Jupyter cell). This module holds that machinery: the loop runner, the set of live
+connections and the ``atexit`` hook that closes whatever is still open, so a script that
+forgets ``close()`` leaves no server behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+import weakref
+from typing import Any
+
+__all__ = ["require_mcp", "run_loop", "track", "untrack", "warm_imports"]
+
+_live: weakref.WeakSet[Any] = weakref.WeakSet()
+_atexit_registered = False
+_warmed = False
+
+
+def require_mcp() -> None:
+    """Raise :class:`~workbench.errors.MissingDependency` at once if the SDK is missing.
+
+    Looks the package up without importing it (``import mcp`` costs over a second).
+    """
+    import importlib.util
+
+    from workbench.errors import MissingDependency
+
+    try:
+        found = importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MissingDependency("mcp (the MCP SDK)", "mcp")
+
+
+def track(conn: Any) -> None:
+    """Remember ``conn`` (anything with ``close()``) so exit closes it if nobody else does."""
+    _live.add(conn)
+    _register_atexit()
+
+
+def untrack(conn: Any) -> None:
+    """Forget ``conn``: it closed itself."""
+    _live.discard(conn)
+
+
+def run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Run ``loop`` until stopped, then cancel what is left and close it (a thread target)."""
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.wait(pending, timeout=2.0))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
+
+def warm_imports() -> None:
+    """Import what the SDK will need later in the background, once per process."""
+    global _warmed
+    if not _warmed:
+        _warmed = True
+        # The SDK imports jsonschema (~3 s on a small machine) inside the first call that
+        # returns structured content; importing it now, beside the server's own start-up,
+        # keeps that second-long stall off the first call (and its timeout).
+        threading.Thread(target=_import_quietly, args=("jsonschema",), daemon=True).start()
+
+
+def _import_quietly(module: str) -> None:
+    try:
+        __import__(module)
+    except Exception:  # noqa: S110 - the SDK will import (and report) it when needed
+        pass
+
+
+def _close_all_at_exit() -> None:
+    for conn in list(_live):
+        conn.close()
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    if not _atexit_registered:
+        # A safety net: a script or kernel that forgets close() leaves no server behind.
+        atexit.register(_close_all_at_exit)
+        _atexit_registered = True
