@@ -40,6 +40,7 @@ _EXPORTS = {
     "WorkbenchError": "workbench.errors",
     "default_tool_registry": "workbench.tools.builtins",
     "oracle": "workbench.tools.builtins",
+    "sweep": "workbench.sweeps",
 }
 
 # Spelled out (not sorted(_EXPORTS)) so tools can read it; a test keeps the two equal.
@@ -64,6 +65,7 @@ __all__ = [
     "WorkbenchError",
     "default_tool_registry",
     "oracle",
+    "sweep",
 ]
 
 
@@ -96,5 +98,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         ToolNotFound,
         WorkbenchError,
     )
+    from workbench.sweeps import sweep
     from workbench.tools.builtins import default_tool_registry, oracle
     from workbench.tools.registry import ToolRegistry, ToolResolver, ToolSpec

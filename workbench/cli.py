@@ -37,7 +37,11 @@ from workbench.errors import ConfigError, WorkbenchError
 __all__ = ["EXTENSIONS", "main", "run_parsed"]
 
 #: Modules that add sub-commands: each has ``register(subparsers)``.
-EXTENSIONS: list[str] = ["workbench.tools.mcp_server", "workbench.surface.commands"]
+EXTENSIONS: list[str] = [
+    "workbench.tools.mcp_server",
+    "workbench.surface.commands",
+    "workbench.sweeps.commands",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from workbench.frames import events_of
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TIMELINE_COLUMNS", "Timeline", "timeline", "timeline_frame", "warm"]
+__all__ = ["TIMELINE_COLUMNS", "LabChart", "Timeline", "timeline", "timeline_frame", "warm"]
 
 TIMELINE_COLUMNS = ["seq", "tick", "actor", "kind", "outcome", "summary", "count"]
 #: The Vega-Lite major version JupyterLab 4 renders natively (its vega5 extension).
@@ -105,18 +105,19 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class Timeline:
-    """A run's timeline chart; the last expression of a cell shows it.
+class LabChart:
+    """An Altair chart shown through JupyterLab's own Vega-Lite renderer.
+
+    Ending a cell with one draws it offline and stores plain JSON in the notebook (see the
+    module docstring). Other views (a sweep's heatmap) use it too.
 
     Attributes:
         chart: The Altair chart (layer it, save it, ``chart.properties(width=...)``).
-        frame: The plotted rows (see :func:`timeline_frame`).
-        title: What the chart says about the run.
+        title: What the chart shows.
     """
 
-    def __init__(self, chart: Any, frame: pd.DataFrame, title: str):
+    def __init__(self, chart: Any, title: str):
         self.chart = chart
-        self.frame = frame
         self.title = title
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +132,21 @@ class Timeline:
         return {VEGALITE_MIME: self.to_dict(), "text/plain": repr(self)}
 
     def __repr__(self) -> str:
-        return f"Timeline({self.title})"
+        return f"{type(self).__name__}({self.title})"
+
+
+class Timeline(LabChart):
+    """A run's timeline chart; the last expression of a cell shows it.
+
+    Attributes:
+        chart: The Altair chart (layer it, save it, ``chart.properties(width=...)``).
+        frame: The plotted rows (see :func:`timeline_frame`).
+        title: What the chart says about the run.
+    """
+
+    def __init__(self, chart: Any, frame: pd.DataFrame, title: str):
+        super().__init__(chart, title)
+        self.frame = frame
 
 
 def timeline(source: Any, *, width: int = 640, max_points: int = 1000) -> Timeline:

@@ -18,6 +18,7 @@ what to install::
 ``PagedTable``     any DataFrame one page at a time
 ``ToolCaller``     call one tool by hand as an agent: a form from its schema, the answer
 ``SchemaForm``     a form generated from a JSON Schema, filled and read from code
+``SweepPanel``     a grid of runs with a progress bar; the runs and a violations heatmap
 ``Session``        config, live manifests and registries the widgets share
 =================  ================================================================
 """
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from workbench.widgets.schema_form import SchemaForm
     from workbench.widgets.session import Session
     from workbench.widgets.surface_editor import SurfaceEditor
+    from workbench.widgets.sweep_panel import SweepPanel
     from workbench.widgets.tool_caller import ToolCaller
     from workbench.widgets.workbench import Workbench
 
@@ -53,6 +55,7 @@ __all__ = [
     "SchemaForm",
     "Session",
     "SurfaceEditor",
+    "SweepPanel",
     "ToolCaller",
     "Workbench",
 ]
@@ -68,6 +71,7 @@ _HOMES = {
     "SchemaForm": "workbench.widgets.schema_form",
     "Session": "workbench.widgets.session",
     "SurfaceEditor": "workbench.widgets.surface_editor",
+    "SweepPanel": "workbench.widgets.sweep_panel",
     "ToolCaller": "workbench.widgets.tool_caller",
     "Workbench": "workbench.widgets.workbench",
 }

@@ -1,0 +1,31 @@
+"""The sweep panel headless: its fields drive a real sweep, the bar reaches the end."""
+
+from workbench.widgets import SweepPanel
+
+
+def test_run_fills_the_bar_the_table_and_the_heatmap(config_dir, tmp_path):
+    panel = SweepPanel(config_dir, "town-square", tmp_path / "out")
+    panel.seeds.value = "3-4"
+    panel.sets.value = "governor.max_ticks=2\n\ngovernor.max_ticks=3\n"
+    panel.workers.value = 1
+    seen = []
+    panel.progress.observe(lambda change: seen.append(change["new"]), names="value")
+    panel.run_button.click()
+    assert panel.last_error is None
+    assert panel.progress.value == panel.progress.max == 4 and seen[-1] == 4
+    assert panel.frame["seed"].tolist() == [3, 4, 3, 4]
+    assert panel.status.value == "4 runs, 0 failed, 0 already complete"
+    html, chart = panel.results.outputs
+    assert "governor.max_ticks=3" in html["data"]["text/html"]
+    assert "vega" in str(chart["data"]).lower()  # an Altair chart, whichever renderer
+    panel.run_button.click()  # the same sweep again: every run is already complete
+    assert panel.status.value == "4 runs, 0 failed, 4 already complete"
+
+
+def test_a_bad_override_is_shown_not_raised(config_dir, tmp_path):
+    panel = SweepPanel(config_dir, "oracle-grove", tmp_path / "out")
+    panel.sets.value = "agents.nobody.tools=[]"
+    panel.run_button.click()
+    assert "no agent 'nobody'" in str(panel.last_error)
+    assert "no agent" in panel.error_area.outputs[0]["data"]["text/html"]
+    assert "SweepPanel('oracle-grove'" in repr(panel) and len(repr(panel)) < 200
