@@ -92,6 +92,7 @@ def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | Non
     if workers is not None and workers < 1:
         raise ConfigError("--workers", "", f"{workers} is not allowed; give 1 or more")
     out = str(out)
+    _prepare_out(out)
     project = str(Path(config).resolve().parent)
     tasks = [RunTask(bundle, v, s, out, project) for v in variants for s in seed_list]
 
@@ -130,6 +131,19 @@ def _require_sweep_extra() -> Any:
         except ImportError as exc:
             raise MissingDependency(module, "sweep") from exc
     return found
+
+
+def _prepare_out(out: str) -> None:
+    """Create the output directory now, so a bad ``--out`` fails before any run."""
+    import fsspec
+
+    try:
+        fs, base = fsspec.core.url_to_fs(out)
+        fs.makedirs(base, exist_ok=True)
+    except (OSError, ValueError) as exc:
+        raise ConfigError("--out", "", f"cannot create the output {out!r} "
+                                       f"({getattr(exc, 'strerror', None) or exc}); give a "
+                                       f"directory or fsspec URL you can write to") from None
 
 
 def _counter(progress: Progress | None, total: int, done: int) -> Callable[[], None]:
@@ -204,6 +218,8 @@ def _local(tasks: list[RunTask], workers: int | None, done: Callable[[], None],
                         else:
                             pending.append(task)
                         continue
+                    except Exception as exc:  # noqa: BLE001 - e.g. the output disk is full
+                        row = run_row(task, None, error=f"{type(exc).__name__}: {exc}")
                     yield row
                     done()
 

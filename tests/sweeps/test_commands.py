@@ -1,0 +1,63 @@
+"""``workbench sweep`` from a terminal: the table, JSON, and one line for bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def _sweep(args, env, cwd=None):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", "sweep", *args],
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=180)
+
+
+def test_json_rows_and_a_summary_line(config_dir, tmp_path, offline_env):
+    proc = _sweep(["oracle-grove", "--config", str(config_dir), "--seeds", "1-2", "--set",
+                   "governor.max_ticks=2", "--workers", "1", "--out", str(tmp_path / "o"),
+                   "--format", "json"], offline_env)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [(r["seed"], r["variant"], r["events"]) for r in rows] == [
+        (1, "governor.max_ticks=2", 9), (2, "governor.max_ticks=2", 9)]
+    assert all(r["error"] is None and len(r["final_hash"]) == 64 for r in rows)
+    assert proc.stderr.strip().startswith("sweep finished: 2 runs, 0 failed")
+
+
+def test_the_table_by_default(config_dir, tmp_path, offline_env):
+    proc = _sweep(["town-square", "--config", str(config_dir), "--workers", "1", "--out",
+                   str(tmp_path / "o")], offline_env)
+    assert proc.returncode == 0, proc.stderr
+    header, row = proc.stdout.splitlines()
+    assert header.split()[:4] == ["run", "variant", "seed", "final_hash"]
+    assert row.split()[1:3] == ["base", "3"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--seeds", "9-1"], ["--seeds", "empty or negative"]),
+    (["--seeds", "x"], ["--seeds"]),
+    (["--set", "nokey"], ["--set", "KEY=VALUE"]),
+    (["--set", "agents.nobody.tools=[]"], ["no agent 'nobody'"]),
+    (["--set", "governor.max_ticks=zero"], ["max_ticks"]),
+    (["--workers", "0"], ["--workers"]),
+    (["--surface", "nowhere"], ["nowhere", "tools.json"]),
+    (["--config", "no-such-dir"], ["no-such-dir", "config directory"]),
+])
+def test_bad_input_is_one_line_and_exit_2(config_dir, tmp_path, offline_env, args, words):
+    base = ["oracle-grove", "--config", str(config_dir), "--out", str(tmp_path / "o")]
+    proc = _sweep(base + args, offline_env, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    for word in words:
+        assert word in proc.stderr
+    assert not (tmp_path / "o" / "runs.parquet").exists()
+
+
+def test_an_output_under_a_file_is_one_line(config_dir, tmp_path, offline_env):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = _sweep(["oracle-grove", "--config", str(config_dir), "--workers", "1",
+                   "--out", str(blocker / "o")], offline_env)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert blocker.read_text() == "not a directory"
