@@ -241,6 +241,20 @@ ROWS = [
     R("serve-port-negative", "serve", "--http", "-1", says="--http"),
     R("serve-port-not-int", "serve", "--http", "web", says="--http"),
     R("serve-host-empty", "serve", "--http", "8000", "--host", "", says="--host"),
+    # -- sweep ----------------------------------------------------------------------------
+    R("sweep-seeds-backwards", "sweep", "oracle-grove", "--seeds", "9-1", "--out", "{T}/sw",
+      says="--seeds"),
+    R("sweep-set-no-value", "sweep", "oracle-grove", "--set", "nokey", "--out", "{T}/sw",
+      says="--set"),
+    R("sweep-set-unknown-agent", "sweep", "oracle-grove", "--set", "agents.nobody.tools=[]",
+      "--out", "{T}/sw", says="nobody"),
+    R("sweep-workers-zero", "sweep", "oracle-grove", "--workers", "0", "--out", "{T}/sw",
+      says="--workers"),
+    R("sweep-out-under-file", "sweep", "oracle-grove", "--out", "{T}/file.txt/sw",
+      says="--out"),
+    R("sweep-config-missing", "sweep", "oracle-grove", "--config", "{T}/nope", "--out",
+      "{T}/sw", says="{T}/nope"),
+    R("sweep-no-out", "sweep", "oracle-grove", says="--out"),
     # -- no command ---------------------------------------------------------------------
     R("unknown-command", "frobnicate", says="frobnicate"),
 ]
