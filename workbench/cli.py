@@ -3,7 +3,8 @@
 Commands::
 
     workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
-                           [--format table|jsonl|csv]
+                           [--format table|jsonl|csv] [--model-url URL] [--model NAME]
+                           [--cassette PATH] [--cassette-mode auto|record|replay]
     workbench resume LEDGER [--config DIR] [--format table|jsonl|csv] [--retry-interrupted]
     workbench validate [DIR]
     workbench verify LEDGER [--hash FINAL_HASH]
@@ -108,6 +109,16 @@ def _parser() -> argparse.ArgumentParser:
                           "(repeatable; '*' approves all). TOOL is bound to the server of "
                           "its first approved call; SERVER:TOOL names the server. Otherwise "
                           "a terminal is asked, and without one such calls are refused")
+    run.add_argument("--model-url", default=None, metavar="URL",
+                     help="point every openai agent at this OpenAI-compatible API "
+                          "(like http://127.0.0.1:11434/v1 for Ollama)")
+    run.add_argument("--model", default=None, metavar="NAME",
+                     help="use this model for every openai agent")
+    run.add_argument("--cassette", default=None, metavar="PATH",
+                     help="record the model calls to PATH, or replay them from it when it "
+                          "exists (no network, the same ledger)")
+    run.add_argument("--cassette-mode", choices=("auto", "record", "replay"), default="auto",
+                     help="force recording or replaying (default auto: replay if PATH exists)")
     run.set_defaults(func=_cmd_run)
 
     res = sub.add_parser("resume", help="continue a run that was cut short, from its ledger")
@@ -164,6 +175,10 @@ def _run(args: argparse.Namespace) -> int:
     from workbench._files import check_new_file
     from workbench.engine.conductor import Conductor
 
+    if args.cassette_mode != "auto" and args.cassette is None:
+        raise WorkbenchError(f"--cassette-mode {args.cassette_mode} needs --cassette PATH "
+                             f"(the file to {args.cassette_mode})")
+
     _check_env_servers()
     if args.ledger is not None:
         check_new_file(args.ledger, "--ledger")
@@ -171,7 +186,9 @@ def _run(args: argparse.Namespace) -> int:
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
                                       ledger_path=args.ledger, progress=progress,
                                       approver=_approver(args, progress),
-                                      overwrite=args.overwrite)
+                                      overwrite=args.overwrite, cassette=args.cassette,
+                                      cassette_mode=args.cassette_mode,
+                                      model_url=args.model_url, model_name=args.model)
     return _run_and_print(conductor, args, args.ticks)
 
 

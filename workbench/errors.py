@@ -16,6 +16,9 @@ message, which always says what happened and what to do next::
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
      ├── ExportError              an export was asked for in a format that does not exist
      ├── FormError                a tool-call form's fields cannot give the values asked for
+     ├── ModelError               a model backend failed: kind is model_error, timeout,
+     │    │                       connection_error or refusal (recorded on agent.failed)
+     │    └── CassetteMiss        replaying, a request the cassette does not hold (ends the run)
      └── MissingDependency        an optional extra is not installed (also ImportError)
 
 The reason on a :class:`ToolDenied` is written for the agent and the ledger; anything only
@@ -26,18 +29,21 @@ from __future__ import annotations
 
 __all__ = [
     "CapabilityViolation",
+    "CassetteMiss",
     "ConfigError",
     "ExportError",
     "FormError",
     "LedgerError",
     "LedgerTampered",
     "MissingDependency",
+    "ModelError",
     "PolicyRefused",
     "ToolCallError",
     "ToolDenied",
     "ToolNameError",
     "ToolNotFound",
     "WorkbenchError",
+    "MODEL_ERROR_KINDS",
     "TOOL_ERROR_KINDS",
 ]
 
@@ -45,6 +51,8 @@ __all__ = [
 #: ``interrupted`` is written only by a resume: the call was in flight when its run was
 #: killed, so whether it ran is unknown.
 TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout", "interrupted")
+#: The ways a model call can fail, as ``kind`` on an ``agent.failed`` event.
+MODEL_ERROR_KINDS = ("model_error", "timeout", "connection_error", "refusal")
 
 
 class WorkbenchError(Exception):
@@ -171,6 +179,38 @@ class ExportError(WorkbenchError, ValueError):
     def __init__(self, path: object, message: str):
         self.path = path
         super().__init__(f"{path}: {message}")
+class ModelError(WorkbenchError):
+    """A model call failed after any retries; the agent's turn ends as ``agent.failed``.
+
+    Attributes:
+        kind: One of :data:`MODEL_ERROR_KINDS`.
+        message: What happened, for the ledger: never an API key, a response id or a time.
+    """
+
+    def __init__(self, kind: str, message: str):
+        if kind not in MODEL_ERROR_KINDS:
+            raise ValueError(f"unknown model error kind {kind!r}; allowed: {MODEL_ERROR_KINDS}")
+        self.kind = kind
+        self.message = message
+        super().__init__(f"{kind}: {message}")
+
+
+class CassetteMiss(ModelError):
+    """Replaying, the model was asked something the cassette has no answer for.
+
+    This ends the run (a replay that improvised would not be a replay).
+    """
+
+    def __init__(self, path: object, agent: str, tick: int):
+        self.path = str(path)
+        self.agent = agent
+        self.tick = tick
+        self.kind = "model_error"
+        self.message = (
+            f"cassette {path} has no reply for agent {agent!r} at tick {tick}: the request "
+            f"differs from every recorded one (a prompt, tool or model changed); re-record "
+            f"it with --cassette-mode record (cassette_mode='record')")
+        WorkbenchError.__init__(self, self.message)
 
 
 class FormError(WorkbenchError):

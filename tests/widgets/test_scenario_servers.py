@@ -52,6 +52,7 @@ def test_surface_edit_is_what_the_next_run_uses(workbench, servers_env):
     assert set(calls.loc[calls["outcome"] == "ok", "transport"]) == {
         "stdio:time", "stdio:everything"}
 
+    surfaces.surface_select.value = "watch-house"
     surfaces.select_tool("echo")
     surfaces.exposed.value = False
     surfaces.apply_button.click()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from workbench.agents.models import Model, ModelRequest, model_for
+from workbench.agents.render import tools_block
 from workbench.contracts.events import Event, canonical_json
 from workbench.contracts.manifest import AgentManifest
 from workbench.errors import ToolCallError, ToolDenied
@@ -86,19 +87,8 @@ def memory_line(event: Event) -> str:
 
 
 def format_tools_block(specs: list[ToolSpec]) -> str:
-    """The ``AVAILABLE TOOLS`` block of a prompt for ``specs``."""
-    if not specs:
-        return "AVAILABLE TOOLS: none"
-    lines = ["AVAILABLE TOOLS:"]
-    for spec in specs:
-        props = (spec.input_schema or {}).get("properties") or {}
-        required = set((spec.input_schema or {}).get("required") or ())
-        params = ", ".join(
-            f"{name}{'' if name in required else '?'}: {info.get('type', 'any')}"
-            for name, info in props.items()
-        )
-        lines.append(f"- {spec.name}({params}): {spec.description}")
-    return "\n".join(lines)
+    """The ``AVAILABLE TOOLS`` block of a prompt for ``specs`` (see :mod:`.render`)."""
+    return tools_block(specs)
 
 
 class ManifestAgent:
@@ -189,14 +179,19 @@ class ManifestAgent:
         finally:
             self._turn = None
 
-    def act(self, turn: Turn) -> None:
-        """Generic behaviour: ask the model, make its tool calls, emit what it says.
+    def speak(self, turn: Turn, extra: str = "") -> str | None:
+        """Ask the model what to say this turn, making the tool calls it asks for.
 
-        A refused or failed call is already on the ledger; the generic agent carries on,
-        as a tool-calling model would after reading the error.
+        A chat model (the ``openai`` backend) gets the whole turn as a tool loop: its calls
+        go through the registry and their results, errors and refusals go back to it. Other
+        models answer once; a refused or failed call is already on the ledger, and the
+        agent carries on, as a tool-calling model would after reading the error.
         """
+        converse = getattr(self.model, "converse", None)
+        if converse is not None:
+            return converse(self, turn, self.build_prompt(turn, extra))
         reply = self.model.respond(ModelRequest(
-            agent=self.name, role=self.manifest.role, prompt=self.build_prompt(turn),
+            agent=self.name, role=self.manifest.role, prompt=self.build_prompt(turn, extra),
             tools=tuple(self.available_tools()), profile=self.manifest.model.profile,
         ))
         for call in reply.tool_calls:
@@ -204,5 +199,10 @@ class ManifestAgent:
                 self.call_tool_with(call.tool, call.params)
             except (ToolDenied, ToolCallError):
                 continue
-        if reply.text is not None and self.manifest.may_emit:
-            self.emit(self.manifest.may_emit[0], {"text": reply.text})
+        return reply.text
+
+    def act(self, turn: Turn) -> None:
+        """Generic behaviour: ask the model (see :meth:`speak`), emit what it says."""
+        text = self.speak(turn)
+        if text is not None and self.manifest.may_emit:
+            self.emit(self.manifest.may_emit[0], {"text": text})

@@ -45,13 +45,17 @@ class FortuneTeller(ManifestAgent):
         """Consult the oracle on the scene, then speak."""
         scene = turn.scene()
         omen = self.call_tool("oracle", seed=scene)["omen"]
-        reply = self.model.respond(ModelRequest(
-            agent=self.name, role=self.manifest.role,
-            prompt=self.build_prompt(turn, extra=f"THE OMEN: {omen}"),
-            tools=tuple(self.available_tools()), profile=self.manifest.model.profile,
-        ))
+        if getattr(self.model, "converse", None) is not None:
+            # A chat model speaks the omen through its tool loop (its calls are recorded).
+            said = self.speak(turn, extra=f"THE OMEN: {omen}")
+        else:
+            said = self.model.respond(ModelRequest(
+                agent=self.name, role=self.manifest.role,
+                prompt=self.build_prompt(turn, extra=f"THE OMEN: {omen}"),
+                tools=tuple(self.available_tools()), profile=self.manifest.model.profile,
+            )).text
         # What is spoken carries the omen: a model that did not weave it in is prefixed by it.
-        text = reply.text if reply.text and omen in reply.text else f"{omen} {reply.text}".strip()
+        text = said if said and omen in said else f"{omen} {said or ''}".strip()
         self.emit("oracle.spoke", {"text": text, "omen": omen, "seed": scene})
 
 

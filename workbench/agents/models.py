@@ -8,6 +8,9 @@ completions with tool calling) fits beside the offline ones:
 * :class:`ScriptedModel`: plays the manifest's ``script`` one step per activation, from the
   start again when it runs out. This is how a designer makes an agent attempt a specific
   call, granted or not, and sees what the registry does.
+* ``openai`` (:mod:`workbench.agents.openai_model`): a real model behind an
+  OpenAI-compatible API; it has a ``converse`` method, and agents hand it their whole turn
+  (the tool loop) instead of one request.
 """
 
 from __future__ import annotations
@@ -141,7 +144,15 @@ class ScriptedModel:
 
 
 def model_for(manifest: AgentManifest) -> Model:
-    """The model a manifest asks for (``model.backend``)."""
+    """The model a manifest asks for (``model.backend``).
+
+    An ``openai`` model made here has no cassette and the manifest's own address; a run
+    gives its agents theirs with :func:`~workbench.agents.openai_model.models_for_run`.
+    """
     if manifest.model.backend == "scripted":
         return ScriptedModel(manifest.script)
+    if manifest.model.backend == "openai":
+        from workbench.agents.openai_model import OpenAIModel
+
+        return OpenAIModel(manifest.model)
     return StubModel(manifest.model.lines)

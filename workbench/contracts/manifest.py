@@ -74,11 +74,26 @@ class ModelSpec(StrictModel):
     ``lines`` gives the stub backend the agent's own lines to pick from (deterministically,
     by a hash of the prompt), so a scenario's world sounds like itself; without them the
     stub uses built-in lines for the agent's role.
+
+    The ``openai`` backend (OpenAI-compatible Chat Completions with tool calling: hosted
+    APIs, Ollama, vLLM, llama.cpp's server) needs ``model``; ``base_url`` is the API's
+    ``.../v1`` address (the openai client's default when None) and ``api_key_env`` names
+    the environment variable holding the key (the key itself is never written anywhere).
+    One turn is at most ``max_steps`` model calls; 429 and 5xx answers are retried
+    ``max_retries`` times, waiting ``retry_backoff`` seconds, doubled each time.
     """
 
-    backend: Literal["stub", "scripted"] = "stub"
+    backend: Literal["stub", "scripted", "openai"] = "stub"
     profile: str = "default"
     lines: tuple[str, ...] = ()
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_steps: int = Field(default=4, ge=1, le=64)
+    timeout: float = Field(default=30.0, gt=0.0, le=3600.0)
+    max_retries: int = Field(default=2, ge=0, le=10)
+    retry_backoff: float = Field(default=0.5, ge=0.0, le=60.0)
 
     @model_validator(mode="after")
     def _lines_for_stub(self) -> ModelSpec:
@@ -87,6 +102,17 @@ class ModelSpec(StrictModel):
                              f"takes its words from elsewhere (a scripted one from 'script')")
         if any(not line.strip() for line in self.lines):
             raise ValueError("every entry of 'lines' must be non-empty text")
+        if self.backend == "openai":
+            if not self.model:
+                raise ValueError("the openai backend needs 'model' (the model's name, like "
+                                 "'gpt-4o-mini' or 'llama3.2')")
+            if self.base_url is not None and not self.base_url.startswith(
+                    ("http://", "https://")):
+                raise ValueError(f"base_url {self.base_url!r} must start with http:// or "
+                                 f"https:// (like 'http://127.0.0.1:11434/v1')")
+        elif self.model is not None or self.base_url is not None:
+            raise ValueError(f"'model' and 'base_url' are for the openai backend, not "
+                             f"{self.backend!r}")
         return self
 
 

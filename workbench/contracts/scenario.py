@@ -52,12 +52,15 @@ class GovernorLimits(StrictModel):
         max_calls_per_tick: Agent activations one tick's subscription cascade may take.
         max_total_calls: Agent activations in the whole run (None = no limit).
         max_tool_calls: Tool calls in the whole run (None = no limit).
+        max_model_calls: Calls to model backends (``openai``) in the whole run, retries
+            not counted (None = no limit).
     """
 
     max_ticks: int = Field(default=10, ge=1)
     max_calls_per_tick: int = Field(default=32, ge=1)
     max_total_calls: int | None = Field(default=None, ge=1)
     max_tool_calls: int | None = Field(default=None, ge=0)
+    max_model_calls: int | None = Field(default=None, ge=0)
 
 
 class ServerSpec(StrictModel):

@@ -51,6 +51,7 @@ from workbench.engine.intents import (
     params_digest,
 )
 from workbench.engine.ledger import JsonlLedgerStore, Ledger, ledger_key
+from workbench.engine.model_calls import ModelCallBook, ModelTurnHooks
 from workbench.engine.resuming import (
     INTERRUPTED,
     Diverged,
@@ -64,7 +65,7 @@ from workbench.engine.resuming import (
 )
 from workbench.engine.telemetry import CallsLog, calls_log_path
 from workbench.engine.tooling import may_retry
-from workbench.errors import LedgerError, ToolCallError, ToolDenied, WorkbenchError
+from workbench.errors import CassetteMiss, LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["Conductor", "RunResult"]
@@ -96,12 +97,16 @@ class RunResult:
         ticks: Ticks completed.
         telemetry: Per tool call, keyed by the ``tool.called``/``tool.denied`` seq:
             tool, transport and latency. Never hashed.
+        model_calls, transcripts: Per model call and per model-driven turn (see
+            :mod:`~workbench.engine.model_calls`). Never hashed.
     """
 
     ledger: Ledger
     reason: str
     ticks: int
     telemetry: dict[int, dict[str, Any]] = field(default_factory=dict)
+    model_calls: list[dict[str, Any]] = field(default_factory=list)
+    transcripts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def final_hash(self) -> str:
@@ -124,7 +129,7 @@ class RunResult:
         return run_html(self)
 
 
-class _Turn:
+class _Turn(ModelTurnHooks):
     """One activation: what :class:`~workbench.agents.base.Turn` promises agents."""
 
     __slots__ = ("conductor", "tick", "trigger", "cause", "denied_seq")
@@ -185,6 +190,8 @@ class Conductor:
         self.agents = [build_agent(m, registry, models.get(m.name)) for m in manifests]
         self.ledger = Ledger(f"{scenario.name}:{self.seed}", store, key=key)
         self.telemetry: dict[int, dict[str, Any]] = {}
+        self.model_book = ModelCallBook(scenario.governor.max_model_calls,
+                                        lambda: _BudgetSpent("max_model_calls"))
         #: Where telemetry is also written, beside a ledger file (set by from_config).
         self.calls_log: CallsLog | None = None
         #: Where intents are written ahead of calls, beside a ledger file (from_config).
@@ -216,7 +223,9 @@ class Conductor:
                     registry: ToolRegistry | None = None, seed: int | None = None,
                     ledger_path: str | Path | None = None, progress: Progress | None = None,
                     models: dict[str, Model] | None = None, approver: Any = None,
-                    overwrite: bool = False) -> Conductor:
+                    overwrite: bool = False, cassette: Any = None,
+                    cassette_mode: str = "auto", model_url: str | None = None,
+                    model_name: str | None = None) -> Conductor:
         """Build a conductor for ``scenario`` from a config tree or directory.
 
         Args:
@@ -234,12 +243,22 @@ class Conductor:
                 is the scenario's own (None refuses them).
             overwrite: Replace an existing ``ledger_path`` (by default that is an error:
                 the file may hold a run to keep or to resume).
+            cassette: For ``openai`` agents: a cassette (path) to replay, or to record.
+            cassette_mode: ``auto`` (replay if the file exists), ``record`` or ``replay``.
+            model_url: The API every ``openai`` agent calls instead of its manifest's.
+            model_name: The model every ``openai`` agent uses instead of its manifest's.
         """
         tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
         spec = tree.scenario(scenario)
         cast = tree.cast_of(spec)
         # The ledger first: a second writer fails at once, before any server is started.
         store = JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path else None
+        tape = None
+        if cassette is not None or model_url or model_name:
+            from workbench.agents.openai_model import models_with_cassette
+
+            models, tape = models_with_cassette(cast, models, cassette, cassette_mode,
+                                                model_url, model_name)
         owned = registry is None
         try:
             if registry is None:
@@ -255,6 +274,7 @@ class Conductor:
                 store.discard()
             raise
         conductor._owns_registry = owned
+        conductor.model_book.cassette = tape
         if ledger_path:
             conductor.calls_log = CallsLog(calls_log_path(ledger_path))
             conductor.intents = IntentLog(intents_path(ledger_path))
@@ -269,6 +289,7 @@ class Conductor:
             self.calls_log.close()
         if self.intents is not None:
             self.intents.close()
+        self.model_book.close()
         if self._owns_registry:
             _close_resolver(self.registry)
 
@@ -391,7 +412,8 @@ class Conductor:
         if self.ledger.store is not None:
             self.ledger.store.close()
         self.close()
-        return RunResult(self.ledger, reason, self.tick, self.telemetry)
+        return RunResult(self.ledger, reason, self.tick, self.telemetry,
+                         self.model_book.records, self.model_book.transcripts)
 
     def _genesis(self, total: int) -> None:
         self._append(0, "run.started", "conductor", {
@@ -434,7 +456,7 @@ class Conductor:
         turn = _Turn(self, tick, trigger)
         try:
             agent.take_turn(turn)
-        except (_BudgetSpent, Diverged):
+        except (_BudgetSpent, Diverged, CassetteMiss):
             raise
         except Exception as exc:  # an agent's failure is recorded; the cast goes on
             cause = turn.denied_seq if turn.denied_seq is not None else turn.cause
@@ -601,4 +623,3 @@ class Conductor:
         if self.calls_log is not None:
             at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
             self.calls_log.write(seq, {**record, "at": at})
-

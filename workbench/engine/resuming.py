@@ -17,7 +17,13 @@ from typing import Any
 
 from workbench.agents.base import ManifestAgent
 from workbench.contracts.events import Event
-from workbench.errors import CapabilityViolation, LedgerError, ToolCallError, ToolDenied
+from workbench.errors import (
+    CapabilityViolation,
+    LedgerError,
+    ModelError,
+    ToolCallError,
+    ToolDenied,
+)
 
 __all__ = [
     "INTERRUPTED",
@@ -93,6 +99,8 @@ def failure_payload(exc: Exception, agent: ManifestAgent) -> dict[str, Any]:
             exc = CapabilityViolation(exc.agent, exc.tool, list(agent.manifest.tools))
         else:
             exc = ToolDenied(exc.agent, exc.tool, exc.reason)
+    if isinstance(exc, ModelError):  # its kind says what failed: model_error, timeout...
+        return {"error": "ModelError", "kind": exc.kind, "message": exc.message}
     message = str(exc)
     hint = getattr(exc, "operator_hint", "")
     if hint and message.endswith(f" ({hint})"):

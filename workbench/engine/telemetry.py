@@ -8,6 +8,11 @@ transport carried it are not. They go to ``<ledger>.calls.jsonl``, one JSON line
      "at": "2026-11-30T09:58:25.123Z"}
 
 so ``calls_frame(ledger, read_calls_log(path))`` shows a finished run's latencies later.
+
+Model calls (``openai`` agents) are logged in the same file, marked by ``model_call`` (their
+number in the run) and keyed by the seq the next event took: agent, tick, step, model,
+latency, token usage, response id, source (live, record, cassette) and attempts. Read them
+with :func:`read_model_calls`.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["CallsLog", "calls_log_path", "read_calls_log"]
+__all__ = ["CallsLog", "calls_log_path", "read_calls_log", "read_model_calls"]
 
 
 def calls_log_path(ledger_path: str | Path) -> Path:
@@ -67,9 +72,17 @@ def read_calls_log(path: str | Path) -> dict[int, dict[str, Any]]:
     out = {}
     for seq, line in _lines(Path(path)):
         record = json.loads(line)
+        if "model_call" in record:
+            continue
         record.pop("seq")
         out[seq] = record
     return out
+
+
+def read_model_calls(path: str | Path) -> list[dict[str, Any]]:
+    """The model-call records of a calls log, in order (``seq`` kept)."""
+    records = (json.loads(line) for _, line in _lines(Path(path)))
+    return [r for r in records if "model_call" in r]
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:

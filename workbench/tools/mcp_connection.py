@@ -120,8 +120,12 @@ class MCPConnection:
                 )
             if argv[0] in ("python", "python3"):
                 # A bare "python" in MCP_SERVERS or a scenario means the Python running the
-                # workbench (its venv has the servers installed), not whatever is on PATH.
+                # workbench (its venv has the servers installed), not whatever is on PATH,
+                # with this process's import path (`-m workbench...` runs this checkout).
                 argv[0] = sys.executable
+                if env is None:
+                    env = {k: os.environ[k] for k in ("PYTHONPATH", "VIRTUAL_ENV")
+                           if os.environ.get(k)}
             self.transport = "stdio"
             self.url = None
             self.argv = argv

@@ -19,6 +19,7 @@ what to install::
 ``ToolCaller``     call one tool by hand as an agent: a form from its schema, the answer
 ``SchemaForm``     a form generated from a JSON Schema, filled and read from code
 ``SweepPanel``     a grid of runs with a progress bar; the runs and a violations heatmap
+``TranscriptView`` (in the runner) one agent's conversation with its model at one tick
 ``Session``        config, live manifests and registries the widgets share
 =================  ================================================================
 """
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from workbench.widgets.surface_editor import SurfaceEditor
     from workbench.widgets.sweep_panel import SweepPanel
     from workbench.widgets.tool_caller import ToolCaller
+    from workbench.widgets.transcript_view import TranscriptView
     from workbench.widgets.workbench import Workbench
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "SurfaceEditor",
     "SweepPanel",
     "ToolCaller",
+    "TranscriptView",
     "Workbench",
 ]
 
@@ -73,6 +76,7 @@ _HOMES = {
     "SurfaceEditor": "workbench.widgets.surface_editor",
     "SweepPanel": "workbench.widgets.sweep_panel",
     "ToolCaller": "workbench.widgets.tool_caller",
+    "TranscriptView": "workbench.widgets.transcript_view",
     "Workbench": "workbench.widgets.workbench",
 }
 

@@ -29,6 +29,7 @@ from workbench.widgets.approval_panel import ApprovalPanel
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.paged_table import PagedTable
 from workbench.widgets.session import TRANSPORTS, Session
+from workbench.widgets.transcript_view import TranscriptView
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,6 +38,8 @@ __all__ = ["ScenarioRunner"]
 
 #: Rows per page of the violations, calls and changes tables.
 PAGE_SIZE = 25
+#: Where openai agents' answers come from: the API, or a cassette replayed or recorded.
+CASSETTE_CHOICES = ("live", "replay", "record")
 
 
 class ScenarioRunner(widgets.VBox):
@@ -69,6 +72,7 @@ class ScenarioRunner(widgets.VBox):
         self.error_area = ErrorArea()
         self._last_percent = -1
         self._chosen_transport = TRANSPORTS[0]
+        self._shipped_cassette = False
         #: Called with each finished run's result (the Workbench refreshes the grants).
         self.after_run: list[Callable[[RunResult], None]] = []
 
@@ -85,6 +89,15 @@ class ScenarioRunner(widgets.VBox):
             tooltip="An untrusted server's tools are treated as destructive, so each call "
                     "needs approval; calls to tools not listed here are refused (not approved)",
         )
+        # Which backend each agent of the cast uses, and where openai agents' answers
+        # come from: the live API, or a cassette replayed (offline) or recorded.
+        self.backends = widgets.HTML()
+        self.cassette_mode = widgets.ToggleButtons(options=CASSETTE_CHOICES, value="live",
+                                                   description="Model calls")
+        self.cassette_path = widgets.Text(description="Cassette",
+                                          layout=widgets.Layout(width="40em"),
+                                          placeholder="a cassette file (JSONL) to replay or "
+                                                      "record")
         self.run_button = widgets.Button(description="Run", icon="play",
                                          button_style="primary")
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="Progress")
@@ -104,10 +117,13 @@ class ScenarioRunner(widgets.VBox):
                                         PAGE_SIZE, wrap=("before", "after"))
         self.ledger_view = LedgerView()
         self.timeline_output = widgets.Output()
+        self.transcript = TranscriptView()
         super().__init__(children=[
             widgets.HBox([self.scenario_select, self.seed, self.ticks]),
             self.transport,
             self.approve,
+            self.backends,
+            widgets.HBox([self.cassette_mode, self.cassette_path]),
             widgets.HBox([self.run_button, self.progress]),
             self.summary,
             self.error_area,
@@ -122,6 +138,8 @@ class ScenarioRunner(widgets.VBox):
             self.timeline_output,
             widgets.HTML("<b>Ledger</b>"),
             self.ledger_view,
+            widgets.HTML("<b>Model conversations</b>"),
+            self.transcript,
         ], **kwargs)
 
         self.scenario_select.observe(self._on_scenario, names=["value"])
@@ -159,10 +177,13 @@ class ScenarioRunner(widgets.VBox):
 
         policy = ApprovalPolicy(allow=split_list(self.approve.value))
         session.approver = policy
+        cassette = None
         try:
+            cassette = self._cassette()
+            models = self._models(manifests, cassette)
             registry = session.registry_for(self.transport.value, scenario)
             conductor = Conductor(scenario, manifests, registry, seed=self.seed.value,
-                                  progress=self._on_progress)
+                                  progress=self._on_progress, models=models)
             result = conductor.run(ticks)
         except BaseException:
             self.progress.bar_style = "danger"
@@ -170,6 +191,8 @@ class ScenarioRunner(widgets.VBox):
             raise
         finally:
             self.run_button.disabled = False
+            if cassette is not None:
+                cassette.close()
         elapsed = time.perf_counter() - started
         self.progress.value = self.progress.max
         self.progress.bar_style = "success"
@@ -223,6 +246,48 @@ class ScenarioRunner(widgets.VBox):
             self.changes_table.show(changes)
         self.ledger_view.show(result)
         _show_timeline(self.timeline_output, result)
+        self.transcript.show(result)
+
+    def _cassette(self) -> Any:
+        mode = self.cassette_mode.value
+        if mode == "live":
+            return None
+        from workbench.agents.cassette import Cassette
+
+        path = self.cassette_path.value.strip()
+        if not path:
+            raise ConfigError("Cassette", "path", f"give a cassette file to {mode}, or "
+                              f"choose 'live'")
+        return Cassette(path, mode)
+
+    def _models(self, manifests: list[Any], cassette: Any) -> dict[str, Any] | None:
+        if not any(m.model.backend == "openai" for m in manifests):
+            return None
+        from workbench.agents.openai_model import models_for_run
+
+        return dict(models_for_run(manifests, cassette=cassette))
+
+    def _show_backends(self, scenario: Any) -> None:
+        parts = []
+        for name in scenario.cast:
+            manifest = self.session.manifests.get(name)
+            if manifest is None:
+                continue
+            spec = manifest.model
+            what = spec.backend
+            if spec.backend == "openai":
+                what += f" ({spec.model} at {spec.base_url or 'the OpenAI API'})"
+            parts.append(f"{html.escape(name)}: <code>{html.escape(what)}</code>")
+        self.backends.value = "Models: " + ", ".join(parts)
+        shipped = self.session.root / "cassettes" / f"{scenario.name}.jsonl"
+        if shipped.exists():  # a scenario with a recorded cassette runs offline by default
+            self.cassette_path.value = str(shipped)
+            self.cassette_mode.value = "replay"
+            self._shipped_cassette = True
+        elif self._shipped_cassette:  # that cassette belonged to the previous scenario
+            self.cassette_path.value = ""
+            self.cassette_mode.value = "live"
+            self._shipped_cassette = False
 
     def _show_calls(self) -> None:
         calls = self.frames.get("calls")
@@ -234,6 +299,7 @@ class ScenarioRunner(widgets.VBox):
 
     def _use_defaults(self, name: str) -> None:
         scenario = self.session.config.scenario(name)
+        self._show_backends(scenario)
         self.seed.value = scenario.default_seed
         self.ticks.value = scenario.governor.max_ticks
         # A scenario with its own servers runs over them: the choice would be a lie.

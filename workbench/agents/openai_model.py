@@ -1,0 +1,317 @@
+"""The ``openai`` backend: OpenAI-compatible Chat Completions with tool calling.
+
+One wire format reaches hosted APIs and local servers (Ollama, vLLM, llama.cpp's server,
+LM Studio). :class:`OpenAIModel` makes one model call at a time with the maintained
+``openai`` client (an optional extra, imported on first live call) and turns every way a
+call can fail into a :class:`~workbench.errors.ModelError` with a clear message. The tool
+loop that drives it over a turn is :mod:`workbench.agents.tool_loop`.
+
+Retries live here and only here: the client is built with ``max_retries=0`` and 429 and
+5xx answers are retried ``max_retries`` times with doubling waits (a server's
+``Retry-After`` is honoured up to :data:`MAX_WAIT` seconds), so the bound in the manifest
+is the bound that holds and each attempt is counted in the calls log.
+
+With a :class:`~workbench.agents.cassette.Cassette` the model records each exchange, or
+answers from the cassette without any network (replay). The API key is read from the
+environment variable the manifest names at the first live call, passed to the client and
+nowhere else: not in a request body, a cassette, a calls log or an error message.
+
+Example:
+    >>> from workbench.contracts.manifest import ModelSpec
+    >>> m = OpenAIModel(ModelSpec(backend="openai", model="llama3.2",
+    ...                           base_url="http://127.0.0.1:11434/v1"))
+    >>> m.request_body([{"role": "user", "content": "hi"}], [])["model"]
+    'llama3.2'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from workbench.agents.models import ModelReply, ModelRequest, ToolCallRequest
+from workbench.agents.render import function_definitions, function_names
+from workbench.contracts.manifest import AgentManifest, ModelSpec
+from workbench.errors import MissingDependency, ModelError
+
+if TYPE_CHECKING:
+    from workbench.agents.base import ManifestAgent, Turn
+    from workbench.agents.cassette import Cassette
+
+__all__ = ["MAX_WAIT", "ChatReply", "ChatToolCall", "OpenAIModel", "models_for_run",
+           "models_with_cassette", "parse_reply"]
+
+#: The longest wait between two attempts, whatever a server's Retry-After asks (seconds).
+MAX_WAIT = 20.0
+#: Shown for ``base_url`` when the manifest leaves it to the client's default.
+DEFAULT_URL = "https://api.openai.com/v1"
+#: Live clients by (base URL, key, timeout), shared by every run of this process: a client
+#: costs tens of milliseconds to make (TLS context, connection pool) and keeps its
+#: connections open. Held in memory only, like the key itself.
+_CLIENTS: dict[tuple[str | None, str, float], Any] = {}
+
+
+@dataclass(frozen=True)
+class ChatToolCall:
+    """One tool call in a reply, as the server spelled it (``arguments`` is JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One model call's answer, parsed; only ``text`` and ``tool_calls`` reach the ledger.
+
+    Attributes:
+        text: The message content (None when the model only calls tools).
+        tool_calls: The calls it asks for, in order.
+        telemetry: Model name, latency, token usage, response id, source and attempts:
+            for the calls log, never hashed.
+    """
+
+    text: str | None
+    tool_calls: tuple[ChatToolCall, ...] = ()
+    telemetry: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def parse_reply(response: Mapping[str, Any]) -> ChatReply:
+    """Read a Chat Completions response body.
+
+    Raises:
+        ModelError: no choices (``model_error``) or a refusal (``refusal``).
+    """
+    choices = response.get("choices") or []
+    if not choices or not isinstance(choices[0], Mapping):
+        raise ModelError("model_error", "the reply has no choices; the server answered "
+                         "without a message (is it an OpenAI-compatible chat endpoint?)")
+    message = choices[0].get("message") or {}
+    refusal = message.get("refusal")
+    if refusal:
+        raise ModelError("refusal", f"the model refused: {refusal}")
+    calls = []
+    for call in message.get("tool_calls") or ():
+        fn = call.get("function") or {}
+        arguments = fn.get("arguments")
+        if not isinstance(arguments, str):  # some servers send an object, not JSON text
+            arguments = json.dumps(arguments if arguments is not None else {})
+        calls.append(ChatToolCall(str(call.get("id", "")), str(fn.get("name", "")), arguments))
+    usage = response.get("usage") or {}
+    return ChatReply(message.get("content"), tuple(calls), {
+        "model": response.get("model"), "response_id": response.get("id"),
+        "finish_reason": choices[0].get("finish_reason"),
+        "usage": {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+                  if k in usage},
+    })
+
+
+class OpenAIModel:
+    """A model behind an OpenAI-compatible Chat Completions endpoint.
+
+    Args:
+        spec: The manifest's ``model`` (backend ``openai``).
+        base_url: Overrides ``spec.base_url`` (``--model-url``).
+        model: Overrides ``spec.model`` (``--model``).
+        cassette: Record every exchange to it, or replay from it.
+        env: Where the API key variable is read (``os.environ`` when None).
+    """
+
+    backend = "openai"
+
+    def __init__(self, spec: ModelSpec, *, base_url: str | None = None,
+                 model: str | None = None, cassette: Cassette | None = None,
+                 env: Mapping[str, str] | None = None):
+        self.spec = spec
+        self.model = model or spec.model or ""
+        self.base_url = base_url or spec.base_url
+        self.cassette = cassette
+        self._env = env
+        self._client: Any = None
+
+    def __repr__(self) -> str:
+        mode = f", cassette={self.cassette.mode}" if self.cassette is not None else ""
+        return f"OpenAIModel({self.model!r} at {self.url}{mode})"
+
+    @property
+    def url(self) -> str:
+        """The API address calls go to."""
+        return self.base_url or DEFAULT_URL
+
+    @property
+    def max_steps(self) -> int:
+        """Model calls one turn may take."""
+        return self.spec.max_steps
+
+    # -- one call ---------------------------------------------------------------------
+    def request_body(self, messages: Sequence[Mapping[str, Any]],
+                     tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The canonical request: what is sent, fingerprinted and recorded."""
+        body: dict[str, Any] = {"model": self.model, "messages": list(messages),
+                                "temperature": self.spec.temperature}
+        if tools:
+            body["tools"] = list(tools)
+        return body
+
+    def complete(self, body: dict[str, Any], *, agent: str, tick: int) -> ChatReply:
+        """Make one model call (or answer it from the cassette).
+
+        Raises:
+            ModelError: the call failed after retries, or the reply is unusable.
+            CassetteMiss: replaying, and the cassette holds no such request.
+        """
+        cassette = self.cassette
+        if cassette is not None and cassette.replaying:
+            started = time.perf_counter()
+            exchange = cassette.lookup(body, agent, tick)
+            if "error" in exchange:
+                raise ModelError(exchange["error"]["kind"], exchange["error"]["message"])
+            reply = parse_reply(exchange["response"])
+            reply.telemetry.update(source="cassette", attempts=0,
+                                   latency_ms=(time.perf_counter() - started) * 1000.0)
+            return reply
+        started = time.perf_counter()
+        try:
+            response, attempts = self._post(body)
+        except ModelError as exc:
+            if cassette is not None:
+                cassette.record(body, agent, tick, error={"kind": exc.kind,
+                                                          "message": exc.message})
+            raise
+        if cassette is not None:
+            cassette.record(body, agent, tick, response=response)
+        reply = parse_reply(response)
+        reply.telemetry.update(source="record" if cassette is not None else "live",
+                               attempts=attempts,
+                               latency_ms=(time.perf_counter() - started) * 1000.0)
+        return reply
+
+    def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+        client = self._live_client()  # first: it explains a missing extra
+        import openai
+
+        retries, backoff = self.spec.max_retries, self.spec.retry_backoff
+        for attempt in range(retries + 1):
+            try:
+                raw = client.chat.completions.with_raw_response.create(**body)
+                return json.loads(raw.http_response.content), attempt + 1
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if (status == 429 or status >= 500) and attempt < retries:
+                    time.sleep(_wait(exc.response.headers.get("retry-after"), backoff, attempt))
+                    continue
+                raise ModelError("model_error", self._status_message(exc, attempt + 1)) from None
+            except openai.APITimeoutError:
+                raise ModelError("timeout", f"no answer from {self.url} within "
+                                 f"{self.spec.timeout:g} s (model.timeout)") from None
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__
+                raise ModelError("connection_error", self._scrub(
+                    f"cannot reach {self.url}: {cause or exc}; is the server running, and "
+                    f"is base_url (or --model-url) right?")) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _status_message(self, exc: Any, attempts: int) -> str:
+        detail = ""
+        body = getattr(exc, "body", None)
+        if isinstance(body, Mapping):
+            error = body.get("error", body)
+            detail = error.get("message", "") if isinstance(error, Mapping) else str(error)
+        text = f"HTTP {exc.status_code} from {self.url}"
+        if attempts > 1:
+            text += f" after {attempts} attempts"
+        if detail:
+            text += f": {detail}"
+        if exc.status_code in (401, 403):
+            text += (f" (the API key comes from the environment variable "
+                     f"{self.spec.api_key_env})")
+        return self._scrub(text)
+
+    def _api_key(self) -> str | None:
+        env = os.environ if self._env is None else self._env
+        return env.get(self.spec.api_key_env) or None
+
+    def _scrub(self, text: str) -> str:
+        key = self._api_key()
+        return text.replace(key, "***") if key else text
+
+    def _live_client(self) -> Any:
+        if self._client is None:
+            try:
+                import openai
+            except ImportError as exc:
+                raise MissingDependency("openai", "model") from exc
+            # Local servers ignore the key, but the client will not start without one;
+            # a hosted API answers 401 to the placeholder, and the message names the
+            # variable to set.
+            key = (self.base_url, self._api_key() or "not-set", self.spec.timeout)
+            if key not in _CLIENTS:
+                _CLIENTS[key] = openai.OpenAI(base_url=key[0], api_key=key[1],
+                                              timeout=key[2], max_retries=0)
+            self._client = _CLIENTS[key]
+        return self._client
+
+    # -- the Model protocol and the tool loop -----------------------------------------
+    def converse(self, agent: ManifestAgent, turn: Turn, system: str) -> str | None:
+        """Run one turn's tool loop (see :func:`workbench.agents.tool_loop.converse`)."""
+        from workbench.agents.tool_loop import converse
+
+        return converse(self, agent, turn, system)
+
+    def respond(self, request: ModelRequest) -> ModelReply:
+        """One call outside a run: the prompt as system message, the tools offered.
+
+        Tool calls are returned, not made (outside a run there is no registry here).
+        """
+        body = self.request_body([{"role": "system", "content": request.prompt}],
+                                 function_definitions(request.tools))
+        reply = self.complete(body, agent=request.agent, tick=0)
+        names = function_names(request.tools)
+        calls = []
+        for call in reply.tool_calls:
+            try:
+                params = json.loads(call.arguments or "{}")
+            except ValueError:
+                params = {}
+            calls.append(ToolCallRequest(names.get(call.name, call.name),
+                                         params if isinstance(params, dict) else {}))
+        return ModelReply(reply.text, tuple(calls))
+
+
+def _wait(retry_after: str | None, backoff: float, attempt: int) -> float:
+    try:
+        asked = float(retry_after) if retry_after is not None else None
+    except ValueError:  # an HTTP date: fall back to our own schedule
+        asked = None
+    return min(asked if asked is not None else backoff * 2 ** attempt, MAX_WAIT)
+
+
+def models_for_run(manifests: Iterable[AgentManifest], *, cassette: Cassette | None = None,
+                   base_url: str | None = None, model: str | None = None
+                   ) -> dict[str, OpenAIModel]:
+    """An :class:`OpenAIModel` per ``openai`` agent, sharing one cassette and overrides.
+
+    Agents of other backends are left out (the conductor gives them their own models).
+    """
+    return {m.name: OpenAIModel(m.model, base_url=base_url, model=model, cassette=cassette)
+            for m in manifests if m.model.backend == "openai"}
+
+
+def models_with_cassette(manifests: Iterable[AgentManifest], models: Mapping[str, Any] | None,
+                         cassette: Any, mode: str = "auto", base_url: str | None = None,
+                         model: str | None = None) -> tuple[dict[str, Any], Cassette | None]:
+    """What ``Conductor.from_config`` gives a run's agents: models and the open cassette.
+
+    ``cassette`` is a path (opened here in ``mode``) or a :class:`Cassette`; models given
+    explicitly win over the ``openai`` models made here.
+    """
+    from workbench.agents.cassette import Cassette
+
+    tape = cassette if cassette is None or isinstance(cassette, Cassette) else \
+        Cassette(cassette, mode)
+    made = models_for_run(manifests, cassette=tape, base_url=base_url, model=model)
+    return {**made, **(models or {})}, tape
