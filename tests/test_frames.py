@@ -92,3 +92,23 @@ class TestDisplay:
         shown = frame_html(frame)
         assert '<td style="text-align:left' in shown and '<td style="text-align:right' in shown
         assert "&lt;NA&gt;" not in shown and "<NA>" not in shown
+
+
+class TestSelectionFrames:
+    def test_selection_and_confusion(self):
+        from workbench.frames import SELECTION_COLUMNS, confusion_frame, selection_frame
+        from workbench.selection import Task, score
+
+        result = score([Task("q1", "a"), Task("q2", "b"), Task("q3", None)],
+                       [[("a", 2.0), ("b", 1.0)], [("a", 1.0), ("b", 0.5)], []],
+                       selector="hand")
+        frame = selection_frame(result)
+        assert list(frame.columns) == SELECTION_COLUMNS
+        assert frame["picked"].tolist() == ["a", "a", ""]
+        assert frame["hit"].tolist() == [True, False, True]
+        assert frame["rank"].tolist()[:2] == [1, 2] and frame["rank"].isna().tolist()[2]
+        assert frame["margin"].tolist()[0] == 0.5
+        confusion = confusion_frame(result)
+        assert list(confusion.index) == list(confusion.columns) == ["a", "b", "(none)"]
+        assert confusion.loc["b", "a"] == 1 and confusion.loc["(none)", "(none)"] == 1
+        assert confusion.to_numpy().sum() == 3

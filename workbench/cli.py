@@ -42,6 +42,7 @@ EXTENSIONS: list[str] = [
     "workbench.tools.mcp_server",
     "workbench.surface.commands",
     "workbench.sweeps.commands",
+    "workbench.selection.commands",
 ]
 
 

@@ -20,17 +20,24 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CALLS_COLUMNS",
+    "CHANGES_COLUMNS",
     "DIFF_COLUMNS",
     "FINDINGS_COLUMNS",
     "LEDGER_COLUMNS",
+    "SELECTION_COLUMNS",
     "TOOLS_COLUMNS",
     "VIOLATIONS_COLUMNS",
     "calls_frame",
+    "changes_frame",
+    "confusion_frame",
     "diff_frame",
     "events_of",
     "findings_frame",
+    "frame_html",
     "ledger_frame",
+    "selection_frame",
     "tools_frame",
+    "use_readable_tables",
     "violations_frame",
 ]
 
@@ -361,3 +368,36 @@ def use_readable_tables(max_rows: int = 60) -> None:
                                                                     wrap=wrap) + note
 
     shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, render)
+
+
+# -- tool selection -------------------------------------------------------------------------
+SELECTION_COLUMNS = ["query", "expected", "picked", "hit", "rank", "score", "runner_up",
+                     "margin"]
+
+
+def selection_frame(evaluation: Any) -> pd.DataFrame:
+    """One row per task of an :class:`~workbench.selection.Evaluation`, in task order.
+
+    Columns: query, expected and picked tool ("" for none), hit, rank of the expected tool
+    (nullable), the best score, the runner-up tool and the winning margin (nullable).
+    """
+    pd = _pandas()
+    rows = []
+    for case in evaluation.cases:
+        ranking = case.ranking
+        rows.append((case.task.query, case.task.tool or "", case.picked or "", case.hit,
+                     case.rank, ranking[0][1] if ranking else None,
+                     ranking[1][0] if len(ranking) > 1 else "", case.margin))
+    frame = pd.DataFrame(rows, columns=SELECTION_COLUMNS)
+    frame["rank"] = frame["rank"].astype("Int64")
+    return frame
+
+
+def confusion_frame(evaluation: Any) -> pd.DataFrame:
+    """Expected tool (rows) against picked tool (columns), counts; "(none)" for no tool."""
+    pd = _pandas()
+    expected = [c.task.tool or "(none)" for c in evaluation.cases]
+    picked = [c.picked or "(none)" for c in evaluation.cases]
+    labels = sorted(set(expected) | set(picked), key=lambda t: (t == "(none)", t))
+    table = pd.crosstab(pd.Series(expected, name="expected"), pd.Series(picked, name="picked"))
+    return table.reindex(index=labels, columns=labels, fill_value=0).astype(int)

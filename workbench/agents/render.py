@@ -6,6 +6,8 @@ what a model is sent, what a prompt lists and what a ranker scores are the same 
 * :func:`tool_line` / :func:`tools_block`: the ``AVAILABLE TOOLS`` block of a prompt;
 * :func:`function_definition` / :func:`function_definitions`: the OpenAI Chat Completions
   ``tools`` entries (name, curated description, parameters = the server's input schema);
+* :func:`tool_text`: what a ranker scores (:mod:`workbench.selection`), derived from the
+  function definition;
 * :func:`function_name`: the name a tool goes by on that wire. OpenAI-compatible APIs
   accept ``[A-Za-z0-9_-]{1,64}`` while MCP allows dots and 128 characters, so other names
   get a safe, stable alias, and :func:`function_names` maps aliases back to tools.
@@ -39,6 +41,7 @@ __all__ = [
     "function_names",
     "tool_line",
     "tool_signature",
+    "tool_text",
     "tools_block",
 ]
 
@@ -110,3 +113,19 @@ def function_definition(spec: ToolSpec) -> dict[str, Any]:
 def function_definitions(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     """The ``tools`` list of a Chat Completions request for ``specs``, in order."""
     return [function_definition(spec) for spec in specs]
+
+
+def tool_text(spec: ToolSpec) -> str:
+    """Everything a model reads about ``spec``, as plain text, for rankers to score.
+
+    Built from :func:`function_definition`, the very entry a model is sent: the name, the
+    curated description, and each parameter's name and description. A ranker that scores
+    this text scores what the agent sees, nothing more.
+    """
+    function = function_definition(spec)["function"]
+    lines = [spec.name, function["description"] or ""]
+    props = (function["parameters"] or {}).get("properties") or {}
+    for name, info in props.items():
+        about = info.get("description", "") if isinstance(info, Mapping) else ""
+        lines.append(f"{name}: {about}".rstrip(": "))
+    return "\n".join(line for line in lines if line)

@@ -41,7 +41,7 @@ from workbench.surface.code import code_problem, load_function
 from workbench.surface.pins import PinChange, compare, fingerprint, normalize_wire, pin
 from workbench.tools.registry import ToolResolver, ToolSpec
 
-__all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift"]
+__all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift", "curated_spec"]
 
 
 class HiddenByCuration(ToolDenied, ToolNotFound):
@@ -301,25 +301,7 @@ class CuratedResolver:
         return approved["server"] == owner
 
     def _curate(self, entry: Mapping[str, Any], wire: Mapping[str, Any]) -> ToolSpec:
-        schema = copy.deepcopy(dict(wire.get("inputSchema") or {}))
-        # Documentation only: parameter descriptions and examples never change validation.
-        curated_props = (entry.get("parameters") or {}).get("properties") or {}
-        for prop, info in (schema.get("properties") or {}).items():
-            mine = curated_props.get(prop)
-            if isinstance(mine, Mapping) and isinstance(info, dict):
-                for key in ("description", "examples"):
-                    if key in mine:
-                        info[key] = mine[key]
-        description = entry["description"]
-        if self.show_examples and entry.get("examples"):
-            from workbench.contracts.events import canonical_json
-
-            shown = "; ".join(f"{entry['name']}({canonical_json(e)})" for e in entry["examples"])
-            description = f"{description}\nExamples: {shown}"
-        return ToolSpec(name=entry["name"], description=description,
-                        title=entry.get("title") or wire.get("title"), input_schema=schema,
-                        output_schema=wire.get("outputSchema"),
-                        annotations=wire.get("annotations"))
+        return curated_spec(entry, wire, show_examples=self.show_examples)
 
     def _coded_spec(self, entry: Mapping[str, Any]) -> ToolSpec:
         return ToolSpec(name=entry["name"], description=entry["description"],
@@ -333,3 +315,31 @@ class CuratedResolver:
         if name not in self._code:
             self._code[name] = load_function(entry["code"], self.policy, name)
         return self._code[name]
+
+
+def curated_spec(entry: Mapping[str, Any], wire: Mapping[str, Any], *,
+                 show_examples: bool = True) -> ToolSpec:
+    """What an agent is shown of a server's tool ``wire`` curated by ``entry``.
+
+    The server's input schema stays as is, but for parameter descriptions and examples
+    (documentation only: they never change validation); the description is the curated
+    one, with the curated examples appended when ``show_examples``.
+    """
+    schema = copy.deepcopy(dict(wire.get("inputSchema") or {}))
+    curated_props = (entry.get("parameters") or {}).get("properties") or {}
+    for prop, info in (schema.get("properties") or {}).items():
+        mine = curated_props.get(prop)
+        if isinstance(mine, Mapping) and isinstance(info, dict):
+            for key in ("description", "examples"):
+                if key in mine:
+                    info[key] = mine[key]
+    description = entry["description"]
+    if show_examples and entry.get("examples"):
+        from workbench.contracts.events import canonical_json
+
+        shown = "; ".join(f"{entry['name']}({canonical_json(e)})" for e in entry["examples"])
+        description = f"{description}\nExamples: {shown}"
+    return ToolSpec(name=entry["name"], description=description,
+                    title=entry.get("title") or wire.get("title"), input_schema=schema,
+                    output_schema=wire.get("outputSchema"),
+                    annotations=wire.get("annotations"))

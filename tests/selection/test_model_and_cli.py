@@ -1,0 +1,108 @@
+"""The model selector against a loopback Chat Completions server, and `workbench eval`."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+
+from chat_server import ChatServer, completion  # noqa: E402
+
+from workbench.agents.cassette import Cassette  # noqa: E402
+from workbench.agents.openai_model import OpenAIModel  # noqa: E402
+from workbench.contracts.manifest import ModelSpec  # noqa: E402
+from workbench.selection import evaluate_surface  # noqa: E402
+
+SURFACE = "config/surfaces/watch-house"
+KEY = "sk-eval-test-key"
+
+
+def picker(body):
+    """Picks by keyword, as a small model might; calls none when nothing matches."""
+    query = body["messages"][-1]["content"].lower()
+    offered = {t["function"]["name"] for t in body.get("tools", [])}
+    assert offered == {"get_current_time", "convert_time", "echo"}
+    if "convert" in query or " to " in query:
+        return completion(None, [("convert_time", {"time": "12:00"})])
+    if "time" in query or "clock" in query:
+        return completion(None, [("get_current_time", {"timezone": "Etc/UTC"})])
+    if "repeat" in query or "echo" in query:
+        return completion(None, [("echo", {"message": "x"})])
+    return completion("No tool fits.")
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with ChatServer(picker, api_key=KEY) as srv:
+        yield srv
+
+
+def _model(url, cassette=None):
+    return OpenAIModel(ModelSpec(backend="openai", model="picker", base_url=url),
+                       cassette=cassette)
+
+
+def test_the_model_picks_one_tool_or_none_and_replays_offline(server, tmp_path):
+    tape = tmp_path / "eval.jsonl"
+    live = evaluate_surface(SURFACE, selector="model", model=_model(server.url, Cassette(tape)))
+    assert len(server.requests) == len(live.cases)
+    assert all(len(c.ranking) <= 1 for c in live.cases)
+    assert live.abstention == 1.0  # the picker calls nothing for the unrelated queries
+    server.stop()
+    again = evaluate_surface(SURFACE, selector="model",
+                             model=_model(server.url, Cassette(tape, "replay")))
+    assert again.to_dict() == live.to_dict()
+    assert KEY not in tape.read_text()
+
+
+def test_cli_json_shape_and_ab(tmp_path, offline_env):
+    import shutil
+
+    terse = tmp_path / "terse"
+    shutil.copytree(SURFACE, terse)
+    data = json.loads((terse / "tools.json").read_text())
+    for tool in data["tools"]:
+        tool["description"] = "A tool."
+        tool.pop("examples", None)
+    (terse / "tools.json").write_text(json.dumps(data))
+
+    def run(*args):
+        proc = subprocess.run([sys.executable, "-m", "workbench.cli", "eval", *args],
+                              capture_output=True, text=True, env=offline_env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    one = json.loads(run(str(terse), "--tasks", SURFACE, "--format", "json"))
+    assert set(one) >= {"selector", "cases", "top1", "top3", "mrr", "per_tool", "needs_work",
+                        "details"}
+    ab = json.loads(run(str(terse), "--tasks", SURFACE, "--against", SURFACE,
+                        "--format", "json"))
+    assert ab["a"]["top1"] == one["top1"]
+    assert ab["delta_top1"] == pytest.approx(ab["b"]["top1"] - ab["a"]["top1"])
+    assert len(ab["fixed"]) + len(ab["broken"]) + ab["unchanged"] == one["cases"]
+    from workbench.selection import mcnemar_exact
+
+    assert ab["p_value"] == mcnemar_exact(len(ab["fixed"]), len(ab["broken"]))
+    table = run(SURFACE)
+    assert table.startswith("bm25: 42 cases, top-1 ")
+    assert "needs work:" in table.splitlines()[-1]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["nowhere"], ["nowhere", "not a surface directory"]),
+    ([SURFACE, "--tasks", "nope.jsonl"], ["nope.jsonl", "no task file"]),
+    ([SURFACE, "--selector", "model"], ["--model"]),
+    ([SURFACE, "--threshold", "nan"], ["--threshold", "finite"]),
+    ([SURFACE, "--against", "nowhere"], ["nowhere"]),
+])
+def test_bad_input_is_one_line(args, words, offline_env):
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "eval", *args],
+                          capture_output=True, text=True, env=offline_env, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    for word in words:
+        assert word in proc.stderr

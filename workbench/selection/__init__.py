@@ -1,0 +1,25 @@
+"""Does a description help? Measure how well tools are picked from what an agent is shown.
+
+A task set (``{"query", "tool" or null}``) is ranked by a selector (``bm25``, an offline
+``embedding`` model, or a ``model`` backend) over exactly the text an agent is shown, and
+scored (top-1, top-3, MRR, abstention, confusions). Two curations of the same toolset
+compare case by case, with an exact McNemar p-value.
+
+Example:
+    >>> from workbench.selection import compare, evaluate_surface
+    >>> a = evaluate_surface("terse/", "tasks.jsonl")  # doctest: +SKIP
+    >>> b = evaluate_surface("curated/", "tasks.jsonl")  # doctest: +SKIP
+    >>> compare(a, b).p_value  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from workbench.selection.ab import Comparison, compare, mcnemar_exact
+from workbench.selection.evaluate import evaluate, evaluate_surface, surface_specs
+from workbench.selection.metrics import Case, Evaluation, score
+from workbench.selection.rankers import SELECTORS, make_selector
+from workbench.selection.tasks import Task, load_tasks
+
+__all__ = ["SELECTORS", "Case", "Comparison", "Evaluation", "Task", "compare", "evaluate",
+           "evaluate_surface", "load_tasks", "make_selector", "mcnemar_exact", "score",
+           "surface_specs"]

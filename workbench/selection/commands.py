@@ -1,0 +1,98 @@
+"""``workbench eval``: how well tools are picked from a surface's descriptions, and A/B."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    """Add ``eval`` to the ``workbench`` sub-commands."""
+    p = sub.add_parser("eval", help="measure tool selection on a surface (and compare two)")
+    p.add_argument("dir", help="a surface directory (tools.json)")
+    p.add_argument("--tasks", default=None,
+                   help="task file, JSONL or YAML of {query, tool or null} (default: "
+                        "DIR/tasks.jsonl)")
+    p.add_argument("--selector", default="bm25", choices=("bm25", "embedding", "model"),
+                   help="bm25 (default), embedding (offline, the eval extra) or model")
+    p.add_argument("--against", default=None, metavar="DIR2",
+                   help="compare with another surface on the same tasks (A = DIR, B = DIR2)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="a ranker's best score at or under which it picks no tool")
+    p.add_argument("--model", default=None, help="model name (--selector model)")
+    p.add_argument("--model-url", default=None,
+                   help="OpenAI-compatible API address, like http://127.0.0.1:11434/v1")
+    p.add_argument("--cassette", default=None,
+                   help="record the model's answers to this file, or replay them if it exists")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from workbench.errors import ConfigError
+    from workbench.selection import compare, evaluate, load_tasks, surface_specs
+
+    if args.threshold is not None and not (args.threshold == args.threshold
+                                           and abs(args.threshold) != float("inf")):
+        raise ConfigError("--threshold", "", "must be a finite number")
+    specs = surface_specs(args.dir)  # a typo in DIR is named before anything else
+    against = surface_specs(args.against) if args.against is not None else None
+    tasks = load_tasks(args.tasks if args.tasks is not None else args.dir)
+    options = dict(_model_options(args), selector=args.selector, threshold=args.threshold)
+    a = evaluate(specs, tasks, label=args.dir, **options)
+    if against is None:
+        _print_one(a, args.format)
+        return 0
+    b = evaluate(against, tasks, label=args.against, **options)
+    result = compare(a, b)
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(f"A {args.dir}: top-1 {a.top1:.3f}   B {args.against}: top-1 {b.top1:.3f}   "
+              f"change {result.delta_top1:+.3f}")
+        print(f"fixed {len(result.fixed)}, broken {len(result.broken)}, unchanged "
+              f"{result.unchanged}; exact McNemar p = {result.p_value:.4f}")
+        for label, queries in (("fixed", result.fixed), ("broken", result.broken)):
+            for query in queries:
+                print(f"  {label}: {query}")
+    return 0
+
+
+def _model_options(args: argparse.Namespace) -> dict[str, Any]:
+    if args.selector != "model":
+        return {}
+    from workbench.agents.cassette import Cassette
+    from workbench.agents.openai_model import OpenAIModel
+    from workbench.contracts.manifest import ModelSpec
+    from workbench.errors import ConfigError
+
+    if not args.model:
+        raise ConfigError("--model", "", "--selector model needs --model NAME (and "
+                                         "--model-url URL or --cassette FILE)")
+    cassette = Cassette(args.cassette) if args.cassette else None
+    spec = ModelSpec(backend="openai", model=args.model, base_url=args.model_url)
+    return {"model": OpenAIModel(spec, cassette=cassette)}
+
+
+def _print_one(result: Any, form: str) -> None:
+    if form == "json":
+        print(json.dumps(result.to_dict(), indent=1))
+        return
+    from workbench.textsafe import escape
+
+    abstention = "-" if result.abstention is None else f"{result.abstention:.3f}"
+    print(f"{result.selector}: {len(result.cases)} cases, top-1 {result.top1:.3f}, "
+          f"top-3 {result.top3:.3f}, MRR {result.mrr:.3f}, abstention {abstention}")
+    rows = [(escape(r["tool"]), str(r["cases"]), f"{r['top1']:.3f}",
+             ", ".join(f"{escape(k)} x{v}" for k, v in r["confused_with"].items()) or "-")
+            for r in result.per_tool()]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(("tool", "cases", "top1", "confused with"))]
+    line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
+    print(line.format("tool", "cases", "top1", "confused with").rstrip())
+    for row in rows:
+        print(line.format(*row).rstrip())
+    print("needs work: " + (", ".join(escape(t) for t in result.needs_work()) or "none"))
