@@ -255,6 +255,17 @@ ROWS = [
     R("sweep-config-missing", "sweep", "oracle-grove", "--config", "{T}/nope", "--out",
       "{T}/sw", says="{T}/nope"),
     R("sweep-no-out", "sweep", "oracle-grove", says="--out"),
+    # -- eval -----------------------------------------------------------------------------
+    R("eval-dir-missing", "eval", "{T}/nope", says="{T}/nope"),
+    R("eval-tasks-missing", "eval", "{T}/s_ok", "--tasks", "{T}/none.jsonl",
+      says="{T}/none.jsonl"),
+    R("eval-tasks-not-utf8", "eval", "{T}/s_ok", "--tasks", "{T}/latin1.bin",
+      says="{T}/latin1.bin"),
+    R("eval-tasks-directory", "eval", "{T}/s_ok", "--tasks", "{T}/adir", says="{T}/adir"),
+    R("eval-selector-unknown", "eval", "{T}/s_ok", "--selector", "magic", says="--selector"),
+    R("eval-model-without-name", "eval", "{T}/s_ok", "--selector", "model", says="--model"),
+    R("eval-threshold-nan", "eval", "{T}/s_ok", "--threshold", "nan", says="--threshold"),
+    R("eval-against-missing", "eval", "{T}/s_ok", "--against", "{T}/nope", says="{T}/nope"),
     # -- no command ---------------------------------------------------------------------
     R("unknown-command", "frobnicate", says="frobnicate"),
 ]

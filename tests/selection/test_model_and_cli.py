@@ -106,3 +106,21 @@ def test_bad_input_is_one_line(args, words, offline_env):
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
     for word in words:
         assert word in proc.stderr
+
+
+def test_mcp_tool_adds_the_candidates_score(tmp_path, offline_env):
+    from workbench.selection import evaluate_surface
+    from workbench.surface.artifact import Candidate
+
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "mcp-tool", "--path", SURFACE,
+                           "--tasks", f"{SURFACE}/tasks.jsonl"],
+                          capture_output=True, text=True, env=offline_env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) == {"candidate", "policy", "valid", "score"}
+    top1 = evaluate_surface(SURFACE).top1
+    assert out["score"] == top1 == Candidate.from_dir(SURFACE).score()
+    plain = subprocess.run([sys.executable, "-m", "workbench.cli", "mcp-tool", "--path",
+                            SURFACE], capture_output=True, text=True, env=offline_env,
+                           timeout=120)
+    assert "score" not in json.loads(plain.stdout)

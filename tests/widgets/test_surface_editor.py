@@ -131,3 +131,33 @@ class TestAuditBesideTheTool:
     def test_repr_is_short(self, editor):
         assert repr(editor) == ("SurfaceEditor(surface='watch-house', tool='get_current_time', "
                                 "problems=[])")
+
+
+class TestSelectionScore:
+    def test_the_score_and_the_pending_edits_score_before_apply(self, editor):
+        from workbench.selection import evaluate_surface
+
+        assert editor.score == evaluate_surface(editor.dir).top1
+        assert f"{editor.score:.3f}" in editor.score_label.value
+        before = tools_bytes(editor)
+        editor.select_tool("echo")
+        editor.description.value = ("Repeat a message back word for word: say, announce, "
+                                    "parrot or mirror a text verbatim, returned as is.")
+        assert tools_bytes(editor) == before  # measured in memory, nothing written yet
+        pending = editor.pending_score
+        assert pending is not None and pending > editor.score
+        assert f"&rarr; <b>{pending:.3f}</b>" in editor.score_label.value
+        editor.apply_button.click()
+        assert editor.last_error is None
+        assert editor.score == pending == evaluate_surface(editor.dir).top1
+
+    def test_hiding_a_tool_its_tasks_need_lowers_the_score_and_no_crash(self, editor):
+        editor.select_tool("echo")
+        editor.exposed.value = False
+        assert editor.pending_edits() == [{"tool": "echo", "kind": "remove", "value": None}]
+        assert editor.pending_score is not None and editor.pending_score < editor.score
+
+    def test_without_tasks_it_says_how_to_measure(self, editor):
+        (editor.dir / "tasks.jsonl").unlink()
+        editor.revert_button.click()  # reloads the surface's files
+        assert editor.score is None and "add a tasks.jsonl" in editor.score_label.value

@@ -38,10 +38,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.threshold is not None and not (args.threshold == args.threshold
                                            and abs(args.threshold) != float("inf")):
         raise ConfigError("--threshold", "", "must be a finite number")
-    specs = surface_specs(args.dir)  # a typo in DIR is named before anything else
+    options = dict(_model_options(args), selector=args.selector, threshold=args.threshold)
+    specs = surface_specs(args.dir)  # a typo in DIR is named before the task file
     against = surface_specs(args.against) if args.against is not None else None
     tasks = load_tasks(args.tasks if args.tasks is not None else args.dir)
-    options = dict(_model_options(args), selector=args.selector, threshold=args.threshold)
     a = evaluate(specs, tasks, label=args.dir, **options)
     if against is None:
         _print_one(a, args.format)

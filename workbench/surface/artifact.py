@@ -353,3 +353,15 @@ class Candidate:
         """A JSON-serialisable dict: ``{"id", "component", "text_parts", "dir"}``."""
         return {"id": self.id, "component": self.component,
                 "text_parts": dict(self.text_parts), "dir": str(self.dir)}
+
+    def score(self, tasks: Any = None, **options: Any) -> float:
+        """The candidate's top-1 rate on ``tasks``, so an optimizer can rank candidates.
+
+        Args:
+            tasks: A task file, a list of :class:`~workbench.selection.Task`, or None for
+                the surface's own ``tasks.jsonl``.
+            **options: For :func:`~workbench.selection.evaluate` (``selector=``, ...).
+        """
+        from workbench.selection import evaluate_surface
+
+        return evaluate_surface(self.dir, tasks, **options).top1

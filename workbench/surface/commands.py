@@ -115,14 +115,17 @@ def register(subparsers: Any) -> None:
 def _mcp_tool_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--path", required=True, help="surface directory (tools.json, "
                         "policy.json)")
+    parser.add_argument("--tasks", default=None, metavar="FILE",
+                        help="also print a 'score': the candidate's top-1 rate on these "
+                             "tool-selection tasks (see `workbench eval`)")
     parser.set_defaults(func=_cmd_mcp_tool)
 
 
 def mcp_tool_main(argv: Sequence[str] | None = None) -> int:
     """The ``mcp-tool`` console script: ``mcp-tool --path DIR``, as ``workbench mcp-tool``.
 
-    Prints ``{"candidate", "policy", "valid"}`` as JSON; exit 0 when valid, 1 when not,
-    2 on an error (one ``error: ...`` line).
+    Prints ``{"candidate", "policy", "valid"}`` as JSON (and ``"score"`` with ``--tasks``);
+    exit 0 when valid, 1 when not, 2 on an error (one ``error: ...`` line).
     """
     from workbench.cli import run_parsed
 
@@ -162,7 +165,13 @@ def _cmd_mcp_tool(args: argparse.Namespace) -> int:
         policy: Any = load_policy(args.path)
     except ConfigError as exc:
         candidate, policy = None, {"error": str(exc)}
-    _print_json({"candidate": candidate, "policy": policy, "valid": report})
+    out = {"candidate": candidate, "policy": policy, "valid": report}
+    if args.tasks is not None:
+        from workbench.selection import evaluate_surface, load_tasks
+
+        tasks = load_tasks(args.tasks)  # a bad task file is an error, valid or not
+        out["score"] = evaluate_surface(args.path, tasks).top1 if report["ok"] else None
+    _print_json(out)
     return 0 if report["ok"] else 1
 
 

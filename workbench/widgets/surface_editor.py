@@ -106,6 +106,9 @@ class SurfaceEditor(widgets.VBox):
                                             tooltip="Reload the tool from tools.json")
         self.status = widgets.HTML()
         self.validity = widgets.HTML()
+        self.score_label = widgets.HTML()
+        self.score: float | None = None
+        self.pending_score: float | None = None
         self.findings_output = widgets.Output()
         self.diff_output = widgets.Output()
 
@@ -121,6 +124,7 @@ class SurfaceEditor(widgets.VBox):
             widgets.HBox([self.schema, labels["schema"]]),
             widgets.HBox([self.apply_button, self.revert_button, self.status]),
             self.validity,
+            self.score_label,
             self.error_area,
             widgets.HTML("<b>Audit findings</b>"),
             self.findings_output,
@@ -240,6 +244,44 @@ class SurfaceEditor(widgets.VBox):
         self._tools = load_tools(self.dir)
         self._policy = load_policy(self.dir)
         self._pins = {p["name"]: p for p in load_pins(self.dir)}
+        self._tasks = self._load_tasks()
+
+    def _load_tasks(self) -> Any:
+        """The surface's own tasks.jsonl (None without one); a broken file is shown."""
+        from workbench.selection.tasks import TASKS_FILE, load_tasks
+
+        self._tasks_problem = ""
+        if not (self.dir / TASKS_FILE).is_file():
+            return None
+        try:
+            return load_tasks(self.dir / TASKS_FILE)
+        except WorkbenchError as exc:
+            self._tasks_problem = str(exc)
+            return None
+
+    def _score_of(self, tools: list[dict[str, Any]]) -> float | None:
+        if not self._tasks:
+            return None
+        from workbench.selection.evaluate import entry_specs, evaluate
+
+        return evaluate(entry_specs(tools), self._tasks, strict=False).top1
+
+    def _show_score(self, pending: list[dict[str, Any]] | None = None) -> None:
+        """The surface's selection score (top-1 on its tasks.jsonl), and the pending edit's."""
+        self.score = self._score_of(self._tools)
+        self.pending_score = self._score_of(pending) if pending is not None else None
+        if self.score is None:
+            problem = self._tasks_problem
+            self.score_label.value = (
+                f'<span style="color:{ERROR_COLOR}">{html.escape(problem)}</span>' if problem
+                else "selection score: add a tasks.jsonl to this surface to measure it "
+                     "(see <code>workbench eval</code>)")
+            return
+        text = (f"selection score (bm25 top-1 on {len(self._tasks)} tasks): "
+                f"<b>{self.score:.3f}</b>")
+        if self.pending_score is not None and self.pending_score != self.score:
+            text += f" &rarr; <b>{self.pending_score:.3f}</b> with the pending edit"
+        self.score_label.value = text
 
     def _load_surface(self) -> None:
         self._reload_files()
@@ -293,6 +335,7 @@ class SurfaceEditor(widgets.VBox):
         self._show_findings(shown)
         self._show_diff(entry, pin)
         self._show_validity()
+        self._show_score()
 
     def _build_params(self, parameters: dict[str, Any]) -> None:
         for box in self.param_boxes.values():
@@ -384,9 +427,10 @@ class SurfaceEditor(widgets.VBox):
             self._set_problems({bad.field: bad.problem})
             self._show_status("not applied: fix the field")
             return
-        _, applied, refused = apply_edits(self._tools, edits, self._policy,
-                                          list(self._pins.values()))
+        pending, applied, refused = apply_edits(self._tools, edits, self._policy,
+                                                list(self._pins.values()))
         self._set_problems(_problems_of(refused))
+        self._show_score(pending if applied else None)
         parts = []
         if applied:
             parts.append(f"{len(applied)} edit{'s' * (len(applied) != 1)} to apply")
