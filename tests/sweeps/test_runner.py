@@ -54,7 +54,8 @@ def test_resume_skips_finished_runs(reference, config_dir, tmp_path):
     first = sweep(config_dir, "oracle-grove", out=tmp_path, workers=2, **GRID)
     victim = tmp_path / first["ledger"][5]
     victim.unlink()
-    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").rglob("*.jsonl")}
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "runs").rglob("*")
+              if p.is_file() and not p.name.startswith(victim.stem)}
     again = sweep(config_dir, "oracle-grove", out=tmp_path, workers=2, **GRID)
     assert again.attrs["skipped"] == 7
     pd.testing.assert_frame_equal(_stable(again), _stable(reference[0]))
@@ -86,7 +87,8 @@ def test_a_killed_worker_costs_only_its_runs(reference, config_dir, tmp_path):
                   **GRID)
     assert killed and frame.attrs["resent"] >= 1
     pd.testing.assert_frame_equal(_stable(frame), _stable(reference[0]))
-    ledgers = sorted((tmp_path / "runs").rglob("*.jsonl"))
+    ledgers = sorted(p for p in (tmp_path / "runs").rglob("*.jsonl")
+                     if not p.name.endswith(".calls.jsonl"))
     assert ledgers == sorted(tmp_path / r for r in frame["ledger"])
     assert not list(tmp_path.rglob("*.partial"))
 
@@ -102,3 +104,23 @@ def test_an_fsspec_url_is_an_output(reference, config_dir, tmp_path):
     frame = sweep(config_dir, "oracle-grove", out=f"file://{tmp_path}/u", workers=1, **GRID)
     pd.testing.assert_frame_equal(_stable(frame), _stable(reference[0]))
     assert (tmp_path / "u" / "runs.parquet").is_file()
+
+
+def test_a_model_in_the_loop_replays_its_cassette_in_every_run(repo_root, tmp_path):
+    """counting-house's openai clerk, replayed: model calls counted, no model reached."""
+    tape = repo_root / "config" / "cassettes" / "counting-house.jsonl"
+    grid = dict(seeds="1", cassette=tape, approve=["*"],  # as the cassette was recorded
+                sets=["governor.max_model_calls=12", "governor.max_model_calls=2"])
+    frame = sweep(repo_root / "config", "counting-house", out=tmp_path / "a", workers=2,
+                  **grid)
+    assert frame["error"].isna().all(), frame["error"].tolist()
+    assert frame["model_calls"].tolist()[1] == 2 < frame["model_calls"].tolist()[0]
+    assert frame["reason"].tolist() == ["ticks", "budget"]
+    assert frame["violations"].tolist()[0] > 0  # the poisoned description lures it: refused
+    again = sweep(repo_root / "config", "counting-house", out=tmp_path / "a", workers=1,
+                  **grid)
+    assert again.attrs["skipped"] == 2
+    pd.testing.assert_frame_equal(_stable(again), _stable(frame))  # model_calls kept too
+    missing = sweep(repo_root / "config", "counting-house", out=tmp_path / "b", workers=1,
+                    **dict(grid, approve=[]))  # refusals change the prompts: not on tape
+    assert missing["error"].str.contains("re-record").all()

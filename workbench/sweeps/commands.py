@@ -33,6 +33,12 @@ def register(sub: Any) -> None:
     p.add_argument("--out", required=True,
                    help="output directory or fsspec URL: ledgers, runs.parquet, events.parquet"
                         " (a sweep run again there skips the runs already complete)")
+    p.add_argument("--cassette", default=None, metavar="FILE",
+                   help="a cassette every run's openai agents replay (sweeps never call a "
+                        "live model; record one with `workbench run --cassette`)")
+    p.add_argument("--approve", action="append", default=[], metavar="TOOL",
+                   help="approve calls to TOOL ahead, as for `workbench run` (repeatable; "
+                        "'*' approves all); nobody is asked during a sweep")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="how to print the runs (default: table)")
     p.set_defaults(func=_cmd_sweep)
@@ -44,7 +50,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     progress = _progress(sys.stderr) if sys.stderr.isatty() else None
     frame = sweep(args.config, args.scenario, seeds=args.seeds, sets=args.sets,
                       surfaces=args.surfaces, out=args.out, workers=args.workers,
-                      dask=args.dask, progress=progress)
+                      dask=args.dask, cassette=args.cassette, approve=args.approve,
+                      progress=progress)
     if args.format == "json":
         rows = [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
         json.dump(rows, sys.stdout, indent=1)

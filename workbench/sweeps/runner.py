@@ -55,8 +55,8 @@ class SweepError(WorkbenchError):
 
 def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | None = None,
               sets: Sequence[str] = (), surfaces: Sequence[str] = (), out: str | Path,
-              workers: int | None = None, dask: Any = None,
-              progress: Progress | None = None) -> Any:
+              workers: int | None = None, dask: Any = None, cassette: str | Path | None = None,
+              approve: Sequence[str] = (), progress: Progress | None = None) -> Any:
     """Run the grid ``seeds x variants`` of ``scenario``; returns the runs as a DataFrame.
 
     Args:
@@ -69,6 +69,10 @@ def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | Non
         workers: Local worker processes (default: the CPU count).
         dask: A ``dask.distributed.Client`` or a scheduler address (``tcp://host:port``);
             when given, runs go to that cluster instead of local processes.
+        cassette: A cassette every run's ``openai`` agents replay (it travels with the
+            tasks); sweeps never call a live model.
+        approve: Tools whose calls are approved ahead, as ``workbench run --approve``
+            (``'*'`` approves all); other calls that need approval are refused.
         progress: Called with ``(done, total)`` as runs finish.
 
     Raises:
@@ -94,7 +98,9 @@ def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | Non
     out = str(out)
     _prepare_out(out)
     project = str(Path(config).resolve().parent)
-    tasks = [RunTask(bundle, v, s, out, project) for v in variants for s in seed_list]
+    tape = _read_cassette(cassette) if cassette is not None else None
+    tasks = [RunTask(bundle, v, s, out, project, tape, tuple(approve))
+             for v in variants for s in seed_list]
 
     rows: dict[str, dict[str, Any]] = {}
     todo = []
@@ -131,6 +137,14 @@ def _require_sweep_extra() -> Any:
         except ImportError as exc:
             raise MissingDependency(module, "sweep") from exc
     return found
+
+
+def _read_cassette(path: str | Path) -> bytes:
+    """The cassette's bytes, checked before anything is dispatched."""
+    from workbench._files import read_text
+
+    return read_text(path, "a cassette (JSONL) written by `workbench run --cassette`",
+                     allow_empty=False).encode("utf-8")
 
 
 def _prepare_out(out: str) -> None:
@@ -177,7 +191,14 @@ def _finished(task: RunTask) -> dict[str, Any] | None:
             found = JsonlLedgerStore.read(local)
         except LedgerError:
             return None  # not ours to trust: run it again (the rename replaces it)
-        row = run_row(task, found.events)
+        calls = f"{base.rstrip('/')}/{task.calls_rel}"
+        model_calls = 0
+        if fs.exists(calls):
+            from workbench.engine.telemetry import read_model_calls
+
+            fs.get_file(calls, str(Path(tmp) / "calls.jsonl"))
+            model_calls = len(read_model_calls(Path(tmp) / "calls.jsonl"))
+        row = run_row(task, found.events, model_calls=model_calls)
         if row["reason"] is None:
             return None
         if not fs.exists(f"{base.rstrip('/')}/{task.events_rel}"):

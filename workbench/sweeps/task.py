@@ -38,6 +38,10 @@ class RunTask:
         out: The sweep's output directory or fsspec URL.
         project_dir: Where stdio server commands run from, when it exists on the worker
             (commands like ``node external/...`` are relative to it).
+        cassette: A cassette's bytes, replayed by every run's ``openai`` agents (no model
+            is ever called: a request the cassette lacks fails that run).
+        approve: Tools whose calls are approved ahead (as ``workbench run --approve``);
+            nobody is there to ask, so any other call needing approval is refused.
     """
 
     bundle: ConfigBundle
@@ -45,6 +49,8 @@ class RunTask:
     seed: int
     out: str
     project_dir: str | None = None
+    cassette: bytes | None = None
+    approve: tuple[str, ...] = ()
 
     @property
     def run_id(self) -> str:
@@ -55,6 +61,11 @@ class RunTask:
     def ledger_rel(self) -> str:
         """The ledger's path under the output directory."""
         return f"runs/{self.run_id}.jsonl"
+
+    @property
+    def calls_rel(self) -> str:
+        """The run's calls log (latencies, model calls: telemetry, never hashed)."""
+        return f"runs/{self.run_id}.calls.jsonl"
 
     @property
     def events_rel(self) -> str:
@@ -70,7 +81,9 @@ def run_task(task: RunTask) -> dict[str, Any]:
     """
     from workbench.engine.conductor import Conductor
     from workbench.engine.ledger import JsonlLedgerStore
+    from workbench.engine.telemetry import calls_log_path, read_model_calls
     from workbench.errors import LedgerError, WorkbenchError
+    from workbench.surface.approval import ApprovalPolicy
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="workbench-sweep-") as tmp:
@@ -79,9 +92,15 @@ def run_task(task: RunTask) -> dict[str, Any]:
         config = task.bundle.materialize(root / "config", task.variant.overrides,
                                          task.variant.surface)
         local = root / "ledger.jsonl"
+        tape = None
+        if task.cassette is not None:
+            tape = root / "cassette.jsonl"
+            tape.write_bytes(task.cassette)
         try:
             conductor = Conductor.from_config(config, task.bundle.scenario, seed=task.seed,
-                                              ledger_path=local)
+                                              ledger_path=local, cassette=tape,
+                                              cassette_mode="replay",
+                                              approver=ApprovalPolicy(allow=list(task.approve)))
             try:
                 result = conductor.run()
             finally:
@@ -95,10 +114,14 @@ def run_task(task: RunTask) -> dict[str, Any]:
         events = result.ledger.events
         part = root / "events.parquet"
         events_table(task, events).to_parquet(part, index=False)
-        # The part first, the ledger last: a ledger in place means its part is too.
+        calls = calls_log_path(local)
+        # The ledger last: a ledger in place means its part and calls log are too.
         publish(part, task.out, task.events_rel)
+        if calls.exists():
+            publish(calls, task.out, task.calls_rel)
         publish(local, task.out, task.ledger_rel)
-    row = run_row(task, events)
+        model_calls = len(read_model_calls(calls)) if calls.exists() else 0
+    row = run_row(task, events, model_calls=model_calls)
     row["duration_s"] = time.perf_counter() - started
     return row
 
@@ -118,7 +141,7 @@ def events_table(task: RunTask, events: list[Any]) -> Any:
 
 
 def run_row(task: RunTask, events: list[Any] | None, *, error: str | None = None,
-            duration: float | None = None) -> dict[str, Any]:
+            duration: float | None = None, model_calls: int = 0) -> dict[str, Any]:
     """A run's row of ``runs.parquet``, from its events (None: the run failed early)."""
     events = events or []
     kinds = [e.kind for e in events]
@@ -136,7 +159,7 @@ def run_row(task: RunTask, events: list[Any] | None, *, error: str | None = None
         "tool_errors": sum(1 for e in events
                            if e.kind == "tool.called" and "error" in e.payload),
         "agent_failures": kinds.count("agent.failed"),
-        "model_calls": sum(1 for k in kinds if k.startswith("model.")),
+        "model_calls": model_calls,
         "error": error,
         "duration_s": duration,
         "ledger": task.ledger_rel if events else None,
