@@ -172,7 +172,7 @@ def changes_frame(before: Any, after: Any) -> pd.DataFrame:
 
 # -- toolsets: tools, audit findings, diffs ------------------------------------------------
 TOOLS_COLUMNS = ["name", "title", "description", "parameters", "required", "read_only",
-                 "source"]
+                 "destructive", "idempotent", "open_world", "source"]
 FINDINGS_COLUMNS = ["severity", "server", "tool", "code", "field", "evidence", "reason"]
 DIFF_COLUMNS = ["item", "status", "fields", "before", "after"]
 
@@ -202,23 +202,26 @@ def tools_frame(source: Any) -> pd.DataFrame:
     """One row per tool of a ToolRegistry (as agents see them) or a surface directory.
 
     Columns: name, title, description, parameters (names, comma-separated), required
-    (names), read_only (the ``readOnlyHint``, nullable: a hint, not a guarantee), source
-    (``in-process``, the transport label, ``surface`` or ``code``). Sorted by name.
+    (names), the four annotation hints as MCP defines them, with the spec's defaults where
+    a tool gives none (read_only False, destructive True, idempotent False, open_world
+    True: hints, not guarantees), source (``in-process``, the transport label, ``surface``
+    or ``code``). Sorted by name.
     """
+    from workbench.tools.mcp_wire import hints as spec_hints
+
     pd = _pandas()
     rows = []
-    for name, title, description, schema, hints, origin in _tool_rows(source):
+    for name, title, description, schema, annotations, origin in _tool_rows(source):
         schema = schema or {}
-        hint = (hints or {}).get("readOnlyHint")
+        hint = spec_hints(annotations)
         # Server text: escaped, so a CR, LF or ANSI code cannot rewrite what a person reads.
         rows.append((escape(name), escape(title), escape(description),
                      escape(", ".join(schema.get("properties") or {})),
                      escape(", ".join(schema.get("required") or ())),
-                     hint if isinstance(hint, bool) else None, origin))
+                     hint["readOnlyHint"], hint["destructiveHint"], hint["idempotentHint"],
+                     hint["openWorldHint"], origin))
     rows.sort(key=lambda r: r[0])
-    frame = pd.DataFrame(rows, columns=TOOLS_COLUMNS)
-    frame["read_only"] = frame["read_only"].astype("boolean")
-    return frame
+    return pd.DataFrame(rows, columns=TOOLS_COLUMNS)
 
 
 def findings_frame(findings: Any) -> pd.DataFrame:

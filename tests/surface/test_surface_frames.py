@@ -25,7 +25,11 @@ class TestToolsFrame:
         row = frame.iloc[0]
         assert (row["parameters"], row["required"], row["source"]) == ("city, units", "city",
                                                                        "surface")
-        assert frame["read_only"].tolist()[0] is True and str(frame["read_only"][1]) == "<NA>"
+        hints = ["read_only", "destructive", "idempotent", "open_world"]
+        # send_email declares no hints: the spec's defaults, the cautious reading.
+        assert frame.loc[1, hints].tolist() == [False, True, False, True]
+        # get_weather declares readOnlyHint only: the other three take the defaults.
+        assert frame.loc[0, hints].tolist() == [True, True, False, True]
 
     def test_registry_through_a_curated_overlay(self, make_surface, registry):
         d = make_surface([dict(WEATHER, description="Curated.")])
