@@ -211,9 +211,9 @@ def tools_frame(source: Any) -> pd.DataFrame:
 
     pd = _pandas()
     rows = []
-    for name, title, description, schema, annotations, origin in _tool_rows(source):
+    for name, title, description, schema, declared, origin in _tool_rows(source):
         schema = schema or {}
-        hint = spec_hints(annotations)
+        hint = spec_hints(declared)
         # Server text: escaped, so a CR, LF or ANSI code cannot rewrite what a person reads.
         rows.append((escape(name), escape(title), escape(description),
                      escape(", ".join(schema.get("properties") or {})),
