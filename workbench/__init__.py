@@ -29,7 +29,7 @@ _EXPORTS = {
     "JsonlLedgerStore": "workbench.engine.ledger",
     "Ledger": "workbench.engine.ledger",
     "ManifestAgent": "workbench.agents.base",
-    "RunResult": "workbench.engine.conductor",
+    "RunResult": "workbench.engine.result",
     "ScenarioConfig": "workbench.contracts.scenario",
     "ToolCallError": "workbench.errors",
     "ToolDenied": "workbench.errors",
@@ -88,8 +88,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from workbench.contracts.events import Event
     from workbench.contracts.manifest import AgentManifest
     from workbench.contracts.scenario import ScenarioConfig
-    from workbench.engine.conductor import Conductor, RunResult
+    from workbench.engine.conductor import Conductor
     from workbench.engine.ledger import JsonlLedgerStore, Ledger
+    from workbench.engine.result import RunResult
     from workbench.errors import (
         CapabilityViolation,
         ConfigError,

@@ -18,6 +18,10 @@ With a ledger file, the genesis is fsynced before the first call, and a call tha
 change things is written ahead (:mod:`workbench.engine.intents`): a resume never re-sends
 a recorded call, and records one in flight at the kill as ``interrupted``.
 
+Around it: :mod:`~workbench.engine.building` wires a conductor up (:meth:`Conductor.from_config`,
+:meth:`Conductor.resume`), :mod:`~workbench.engine.turn` is what an agent acts through, and
+:mod:`~workbench.engine.result` holds the :class:`RunResult` a run returns (re-exported here).
+
 Example:
     >>> from workbench.engine.conductor import Conductor
     >>> result = Conductor.from_config("config", "oracle-grove").run(ticks=2)  # doctest: +SKIP
@@ -31,7 +35,6 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,28 +46,24 @@ from workbench.contracts.config import ConfigTree
 from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
-from workbench.engine.intents import (
-    Intent,
-    IntentLog,
-    intents_path,
-    may_change_things,
-    params_digest,
-)
-from workbench.engine.ledger import JsonlLedgerStore, Ledger, ledger_key
-from workbench.engine.model_calls import ModelCallBook, ModelTurnHooks
+from workbench.engine import building
+from workbench.engine.intents import Intent, IntentLog, may_change_things, params_digest
+from workbench.engine.ledger import JsonlLedgerStore, Ledger
+from workbench.engine.model_calls import ModelCallBook
+from workbench.engine.result import RunResult
 from workbench.engine.resuming import (
     INTERRUPTED,
     Diverged,
     Interrupted,
     Replayed,
-    check_started,
     diverged,
     diverged_in_flight,
     failure_payload,
     replayed_outcome,
 )
-from workbench.engine.telemetry import CallsLog, calls_log_path
+from workbench.engine.telemetry import CallsLog
 from workbench.engine.tooling import may_retry
+from workbench.engine.turn import ConductorTurn
 from workbench.errors import CassetteMiss, LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry
 
@@ -74,93 +73,11 @@ __all__ = ["Conductor", "RunResult"]
 Progress = Callable[[int, int], None]
 
 
-def _close_resolver(registry: ToolRegistry) -> None:
-    close = getattr(registry.resolver, "close", None)
-    if close is not None:
-        close()
-
-
 class _BudgetSpent(Exception):
     """Internal: a run-wide budget is used up; the run ends with reason ``budget``."""
 
     def __init__(self, which: str):
         self.which = which
-
-
-@dataclass
-class RunResult:
-    """What a run produced.
-
-    Attributes:
-        ledger: Every event, hash-chained.
-        reason: Why the run ended: ``ticks``, ``budget`` or ``stop``.
-        ticks: Ticks completed.
-        telemetry: Per tool call, keyed by the ``tool.called``/``tool.denied`` seq:
-            tool, transport and latency. Never hashed.
-        model_calls, transcripts: Per model call and per model-driven turn (see
-            :mod:`~workbench.engine.model_calls`). Never hashed.
-    """
-
-    ledger: Ledger
-    reason: str
-    ticks: int
-    telemetry: dict[int, dict[str, Any]] = field(default_factory=dict)
-    model_calls: list[dict[str, Any]] = field(default_factory=list)
-    transcripts: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def final_hash(self) -> str:
-        """The ledger's last hash: equal hashes mean equal runs."""
-        return self.ledger.final_hash
-
-    @property
-    def violations(self) -> list[Event]:
-        """Every ``tool.denied`` event."""
-        return self.ledger.of_kind("tool.denied")
-
-    def __repr__(self) -> str:
-        # Not the dataclass repr: the telemetry of a long run is megabytes of text.
-        return (f"RunResult({self.ledger.run_id!r}, reason={self.reason!r}, ticks={self.ticks}, "
-                f"events={len(self.ledger)}, final_hash={self.final_hash[:12]!r})")
-
-    def _repr_html_(self) -> str:
-        from workbench.reprs import run_html
-
-        return run_html(self)
-
-
-class _Turn(ModelTurnHooks):
-    """One activation: what :class:`~workbench.agents.base.Turn` promises agents."""
-
-    __slots__ = ("conductor", "tick", "trigger", "cause", "denied_seq")
-
-    def __init__(self, conductor: Conductor, tick: int, trigger: Event | None):
-        self.conductor = conductor
-        self.tick = tick
-        self.trigger = trigger
-        self.cause = trigger.seq if trigger is not None else None
-        self.denied_seq: int | None = None
-
-    def recent(self, window: int) -> list[Event]:
-        return self.conductor.ledger.events[-window:]
-
-    def recent_lines(self, window: int) -> list[str]:
-        return self.conductor._memory[-window:]
-
-    def scene(self) -> str:
-        return self.conductor.scene
-
-    def call_tool(self, agent: ManifestAgent, tool: str, params: dict[str, Any]) -> dict:
-        return self.conductor._record_call(self, agent, tool, params)
-
-    def emit(self, agent: ManifestAgent, kind: str, payload: dict[str, Any]) -> Event:
-        if kind not in agent.manifest.may_emit:
-            allowed = ", ".join(agent.manifest.may_emit) or "nothing"
-            raise WorkbenchError(
-                f"agent {agent.name!r} may not emit {kind!r}; its may_emit allows: {allowed}. "
-                f"Add {kind!r} to may_emit in its manifest."
-            )
-        return self.conductor._append(self.tick, kind, agent.name, payload, self.cause)
 
 
 class Conductor:
@@ -248,37 +165,11 @@ class Conductor:
             model_url: The API every ``openai`` agent calls instead of its manifest's.
             model_name: The model every ``openai`` agent uses instead of its manifest's.
         """
-        tree = config if isinstance(config, ConfigTree) else ConfigTree.load(config)
-        spec = tree.scenario(scenario)
-        cast = tree.cast_of(spec)
-        # The ledger first: a second writer fails at once, before any server is started.
-        store = JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path else None
-        tape = None
-        if cassette is not None or model_url or model_name:
-            from workbench.agents.openai_model import models_with_cassette
-
-            models, tape = models_with_cassette(cast, models, cassette, cassette_mode,
-                                                model_url, model_name)
-        owned = registry is None
-        try:
-            if registry is None:
-                from workbench.engine.tooling import scenario_registry
-
-                registry = scenario_registry(tree.root, spec, approver=approver)
-            conductor = cls(spec, cast, registry, seed=seed, store=store,
-                            progress=progress, models=models, key=ledger_key())
-        except BaseException:
-            if owned and registry is not None:
-                _close_resolver(registry)
-            if store is not None:
-                store.discard()
-            raise
-        conductor._owns_registry = owned
-        conductor.model_book.cassette = tape
-        if ledger_path:
-            conductor.calls_log = CallsLog(calls_log_path(ledger_path))
-            conductor.intents = IntentLog(intents_path(ledger_path))
-        return conductor
+        return building.from_config(
+            cls, config, scenario, registry=registry, seed=seed, ledger_path=ledger_path,
+            progress=progress, models=models, approver=approver, overwrite=overwrite,
+            cassette=cassette, cassette_mode=cassette_mode, model_url=model_url,
+            model_name=model_name)
 
     def close(self) -> None:
         """Close the calls log and stop the MCP servers this conductor started.
@@ -291,7 +182,7 @@ class Conductor:
             self.intents.close()
         self.model_book.close()
         if self._owns_registry:
-            _close_resolver(self.registry)
+            building.close_resolver(self.registry)
 
     @property
     def in_flight(self) -> Intent | None:
@@ -333,31 +224,9 @@ class Conductor:
                 ``run.started`` is malformed, or (when running) the config no longer
                 re-derives the recorded events.
         """
-        key = ledger_key()
-        found, store = JsonlLedgerStore.resume(ledger_path, key=key)
-        try:
-            first = check_started(ledger_path, found.events)
-            if found.events[-1].kind == "run.finished":
-                raise LedgerError(f"{ledger_path}: the run already finished "
-                                  f"({found.events[-1].payload.get('reason')}); start a new "
-                                  f"one")
-            in_flight = IntentLog.pending(intents_path(ledger_path), len(found.events),
-                                          ledger_path)
-            conductor = cls.from_config(config, first.payload["scenario"], registry=registry,
-                                        seed=first.payload["seed"], progress=progress,
-                                        models=models, approver=approver)
-        except BaseException:
-            store.close()
-            raise
-        conductor.calls_log = CallsLog(calls_log_path(ledger_path),
-                                       keep_below=len(found.events))
-        conductor.intents = IntentLog(intents_path(ledger_path), fresh=False)
-        conductor._replay = deque(found.events)
-        conductor._resume_ticks = first.payload["ticks"]
-        conductor._live_store = store
-        conductor._in_flight = in_flight
-        conductor.retry_interrupted = retry_interrupted
-        return conductor
+        return building.resume(cls, config, ledger_path, registry=registry, progress=progress,
+                               models=models, approver=approver,
+                               retry_interrupted=retry_interrupted)
 
     # -- running ----------------------------------------------------------------------
     def stop(self) -> None:
@@ -453,7 +322,7 @@ class Conductor:
     def _activate(self, agent: ManifestAgent, tick: int, trigger: Event | None) -> None:
         self._check_budgets()
         self._activations += 1
-        turn = _Turn(self, tick, trigger)
+        turn = ConductorTurn(self, tick, trigger)
         try:
             agent.take_turn(turn)
         except (_BudgetSpent, Diverged, CassetteMiss):
@@ -504,7 +373,7 @@ class Conductor:
             self._queue.append(event)
         return event
 
-    def _record_call(self, turn: _Turn, agent: ManifestAgent, tool: str,
+    def _record_call(self, turn: ConductorTurn, agent: ManifestAgent, tool: str,
                      params: dict[str, Any]) -> dict[str, Any]:
         limits = self.scenario.governor
         base: dict[str, Any] = {"tool": tool, "params": params}
@@ -562,7 +431,7 @@ class Conductor:
             raise ToolCallError("transport_error", f"{type(exc).__name__}: {exc}",
                                 tool) from exc
 
-    def _write_ahead(self, turn: _Turn, agent: ManifestAgent, tool: str,
+    def _write_ahead(self, turn: ConductorTurn, agent: ManifestAgent, tool: str,
                      params: dict[str, Any]) -> bool:
         """Before a live call: settle an interrupted one, or put the intent on disk.
 

@@ -64,7 +64,10 @@ class ModelCallBook:
 
 
 class ModelTurnHooks:
-    """What a conductor's turn offers the tool loop (mixed into its ``_Turn``)."""
+    """What a conductor's turn offers the tool loop.
+
+    Mixed into :class:`~workbench.engine.turn.ConductorTurn`.
+    """
 
     __slots__ = ()
     conductor: Any
