@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.widgets.lab_helpers import open_notebook
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -137,9 +139,7 @@ def test_grant_change_then_run_renders_the_violation(lab: dict, repo_root: Path)
                                      args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{lab['url']}/lab/tree/workbench.ipynb?token={lab['token']}")
-            # The execution indicator says Idle too early; the status bar text does not.
-            page.get_by_text("| Idle").first.wait_for(timeout=30_000)
+            open_notebook(page, lab, "workbench.ipynb")
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
             page.locator("li[data-command='runmenu:run-all']").click()
 
@@ -200,23 +200,27 @@ def test_tutorial_06_ends_on_a_live_workbench_after_run_all(lab: dict, repo_root
                                      args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{lab['url']}/lab/tree/notebooks/{TUTORIAL}?token={lab['token']}")
-            page.get_by_text("| Idle").first.wait_for(timeout=30_000)
+            # The previous test's notebook, kernel and tabs must not be what Run All reaches.
+            open_notebook(page, lab, f"notebooks/{TUTORIAL}")
             # Clear the stored outputs first, so what is checked is what Run All made.
             page.locator(".lm-MenuBar-itemLabel", has_text="Edit").first.click()
             page.locator("li[data-command='editmenu:clear-all']").click()
+            expect(page.locator(".jp-Notebook .jp-OutputArea-output")).to_have_count(0)
             # The last code cell (a "Where to go next" note follows it).
             last = page.locator(".jp-Notebook .jp-CodeCell").last
-            expect(last.locator(".jp-OutputArea-output")).to_have_count(0)
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
             page.locator("li[data-command='runmenu:run-all']").click()
 
             tabs = last.locator(".widget-tab")
             failed = page.locator(".jp-OutputArea-output"
                                   "[data-mime-type='application/vnd.jupyter.stderr']")
-            tabs.or_(failed).first.wait_for(timeout=150_000)
-            if not tabs.is_visible():
+            # Attached, not visible: a cell scrolled out of view counts as hidden (Lab sets
+            # content-visibility on off-screen cells); it is scrolled to just below.
+            tabs.or_(failed).first.wait_for(state="attached", timeout=150_000)
+            if not tabs.count():
                 pytest.fail(f"a cell of {TUTORIAL} failed:\n{failed.first.inner_text()}")
+            tabs.first.scroll_into_view_if_needed()
+            expect(tabs).to_be_visible()
             # The last output is the workbench, live, on its Run tab.
             expect(last.locator(".lm-TabBar-tab.lm-mod-current")).to_have_text("Run")
             # The button's text is its icon's glyph and "Run" ("Approve and run again" is

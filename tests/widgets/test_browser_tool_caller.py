@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.widgets.lab_helpers import open_notebook
 from tests.widgets.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _quiet_lab_settings
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
@@ -105,7 +106,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[d
                     pytest.fail(f"JupyterLab did not start; log:\n"
                                 f"{(base / 'lab.log').read_text()[-3000:]}")
                 time.sleep(0.2)
-        yield {"url": url, "token": token, "root": root}
+        yield {"url": url, "token": token, "root": root, "log": base / "lab.log"}
     finally:
         # The server, its kernel and the kernel's MCP server share the session we made.
         try:
@@ -127,8 +128,7 @@ def test_tool_caller_fills_a_nested_form_and_calls_over_mcp_and_timeline_renders
                                      args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
         try:
-            page.goto(f"{lab['url']}/lab/tree/caller.ipynb?token={lab['token']}")
-            page.get_by_text("| Idle").first.wait_for(timeout=60_000)
+            open_notebook(page, lab, "caller.ipynb")
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
             page.locator("li[data-command='runmenu:run-all']").click()
 
