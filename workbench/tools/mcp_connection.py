@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError, ToolCallError, WorkbenchError
-from workbench.tools.mcp_listing import ToolListing
+from workbench.tools.mcp_listing import ToolListing, announces_list_changes
 from workbench.tools.mcp_log import ConnectionLog, route_sdk_logs
 from workbench.tools.mcp_loop import require_mcp, run_loop, track, untrack, warm_imports
 from workbench.tools.mcp_settings import (
@@ -421,7 +421,7 @@ class MCPConnection:
             warm_imports()
             route_sdk_logs(self._note)  # the SDK's records from this loop go to our log
             async with self._open_client(stop) as client, anyio.create_task_group() as tasks:
-                if self._server_announces_list_changes(client):
+                if announces_list_changes(client):
                     # Subscribed before the first listing, so no change falls in between.
                     await tasks.start(self._listen, client, relist)
                 listing = await client.list_tools()
@@ -485,16 +485,6 @@ class MCPConnection:
             f"{describe(exc)}. Check the command or URL and the server's log",
             operator_hint=f"server log: {self.log_path}",
         )
-
-    @staticmethod
-    def _server_announces_list_changes(client: Any) -> bool:
-        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-        tools = client.server_capabilities.tools
-        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
-        # Older sessions deliver tools/list_changed to the message handler; 2026-07-28
-        # sessions only through a subscriptions/listen stream.
-        return modern and tools is not None and bool(tools.list_changed)
 
     async def _listen(self, client: Any, relist: asyncio.Event, *, task_status: Any) -> None:
         started = False

@@ -24,7 +24,7 @@ from typing import Any
 from workbench.tools.mcp_wire import AmbiguousTool, guarded_spec
 from workbench.tools.registry import ToolSpec
 
-__all__ = ["ToolListing"]
+__all__ = ["ToolListing", "announces_list_changes"]
 
 
 class ToolListing:
@@ -107,3 +107,16 @@ class ToolListing:
             return []
         return [{"server": self.server, "cause": causes[0], "added": added,
                  "removed": removed, "changed": changed}]
+
+
+def announces_list_changes(client: Any) -> bool:
+    """Whether a connected SDK ``Client`` must be listened to for tool-list changes.
+
+    Older sessions deliver ``tools/list_changed`` to the message handler; 2026-07-28
+    sessions only through a ``subscriptions/listen`` stream, opened when this is true.
+    """
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    tools = client.server_capabilities.tools
+    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return modern and tools is not None and bool(tools.list_changed)
