@@ -17,29 +17,21 @@ installs Chromium). No browser is downloaded; Playwright drives /usr/bin/chromiu
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import secrets
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.widgets.lab_helpers import open_notebook
+from tests.widgets.lab_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    open_notebook,
+    running_lab,
+    write_notebook,
+)
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-]
 NOTEBOOK_SOURCE = (
     "from workbench.widgets import Workbench\n"
     "wb = Workbench.from_config('config', scenario='oracle-grove')\n"
@@ -51,82 +43,18 @@ TUTORIAL = "06-designing-a-scenario.ipynb"
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(90)]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _write_notebook(path: Path) -> None:
-    # Plain JSON: importing nbformat costs seconds (its jsonschema grammar), this costs none.
-    cell = {"cell_type": "code", "execution_count": None, "id": "workbench", "metadata": {},
-            "outputs": [], "source": NOTEBOOK_SOURCE}
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                  "language": "python"}
-    path.write_text(json.dumps({"cells": [cell], "metadata": {"kernelspec": kernelspec},
-                                "nbformat": 4, "nbformat_minor": 5}, indent=1))
-
-
-def _quiet_lab_settings(settings_dir: Path) -> None:
-    """Turn off the news prompt, which would cover part of the screenshot."""
-    target = settings_dir / "@jupyterlab" / "apputils-extension"
-    target.mkdir(parents=True)
-    (target / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[dict]:
     """A JupyterLab server on a private copy of config/ and a one-cell notebook."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make chromium` "
-                    f"(apt-get install -y chromium) once on this machine")
     base = tmp_path_factory.mktemp("lab")
     root = base / "root"
     root.mkdir()
     shutil.copytree(repo_root / "config", root / "config")
-    _write_notebook(root / "workbench.ipynb")
+    write_notebook(root / "workbench.ipynb", [NOTEBOOK_SOURCE])
     (root / "notebooks").mkdir()
     shutil.copy(repo_root / "notebooks" / TUTORIAL, root / "notebooks" / TUTORIAL)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MCP_", "JUPYTER", "XDG_"))}
-    for var, sub in [("JUPYTER_CONFIG_DIR", "jconfig"), ("JUPYTER_DATA_DIR", "jdata"),
-                     ("JUPYTER_RUNTIME_DIR", "jruntime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-                     ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("XDG_CONFIG_HOME", "xconfig"),
-                     ("XDG_DATA_HOME", "xdata"), ("XDG_CACHE_HOME", "xcache"),
-                     ("XDG_RUNTIME_DIR", "xruntime"), ("IPYTHONDIR", "ipython")]:
-        (base / sub).mkdir(mode=0o700)
-        env[var] = str(base / sub)
-    _quiet_lab_settings(base / "settings")
-    port, token = _free_port(), secrets.token_hex(16)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-           f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = (base / "lab.log").open("w")
-    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start; log:\n"
-                                f"{(base / 'lab.log').read_text()[-3000:]}")
-                time.sleep(0.2)
-        yield {"url": url, "token": token, "root": root, "log": base / "lab.log"}
-    finally:
-        # The server and the kernel it started share the session we created for it.
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+    with running_lab(base, root, repo_root) as lab:
+        yield lab
 
 
 def test_grant_change_then_run_renders_the_violation(lab: dict, repo_root: Path) -> None:

@@ -12,22 +12,20 @@ cell's output and inside the runner widget. Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
-import json
-import os
-import secrets
 import shutil
-import signal
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.widgets.lab_helpers import open_notebook
-from tests.widgets.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _quiet_lab_settings
+from tests.widgets.lab_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    open_notebook,
+    running_lab,
+    write_notebook,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(150)]
 
@@ -46,21 +44,9 @@ CELLS = [
 ]
 
 
-def _write_notebook(path: Path) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {},
-              "outputs": [], "source": source} for i, source in enumerate(CELLS)]
-    kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                  "language": "python"}
-    path.write_text(json.dumps({"cells": cells, "metadata": {"kernelspec": kernelspec},
-                                "nbformat": 4, "nbformat_minor": 5}, indent=1))
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[dict]:
     """JupyterLab on a copy of config/ plus a scenario with the schema server."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make chromium` "
-                    f"(apt-get install -y chromium) once on this machine")
     base = tmp_path_factory.mktemp("lab-caller")
     root = base / "root"
     root.mkdir()
@@ -73,48 +59,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory, repo_root: Path) -> Iterator[d
     (config / "agents" / "planner.yaml").write_text(
         "name: planner\nrole: worker\npersona: Plans trips.\nmay_emit: [trip.planned]\n"
         "schedule: {tick_every: 1}\ntools: [plan_trip]\n")
-    _write_notebook(root / "caller.ipynb")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("MCP_", "JUPYTER", "XDG_"))}
-    env["PYTHONPATH"] = str(repo_root)
-    for var, sub in [("JUPYTER_CONFIG_DIR", "jconfig"), ("JUPYTER_DATA_DIR", "jdata"),
-                     ("JUPYTER_RUNTIME_DIR", "jruntime"), ("JUPYTERLAB_SETTINGS_DIR", "settings"),
-                     ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"), ("XDG_CONFIG_HOME", "xconfig"),
-                     ("XDG_DATA_HOME", "xdata"), ("XDG_CACHE_HOME", "xcache"),
-                     ("XDG_RUNTIME_DIR", "xruntime"), ("IPYTHONDIR", "ipython")]:
-        (base / sub).mkdir(mode=0o700)
-        env[var] = str(base / sub)
-    _quiet_lab_settings(base / "settings")
-    port, token = _free_port(), secrets.token_hex(16)
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-           f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root}", "--LabApp.news_url=None"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = (base / "lab.log").open("w")
-    proc = subprocess.Popen(cmd, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start; log:\n"
-                                f"{(base / 'lab.log').read_text()[-3000:]}")
-                time.sleep(0.2)
-        yield {"url": url, "token": token, "root": root, "log": base / "lab.log"}
-    finally:
-        # The server, its kernel and the kernel's MCP server share the session we made.
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
+    write_notebook(root / "caller.ipynb", CELLS)
+    with running_lab(base, root, repo_root) as lab:
+        yield lab
 
 
 def test_tool_caller_fills_a_nested_form_and_calls_over_mcp_and_timeline_renders(
