@@ -58,7 +58,7 @@ from typing import Any
 
 from workbench.contracts.characters import named_characters
 from workbench.surface.audit_schema import check_schema, phantom_params
-from workbench.surface.audit_text import ToolContext, read_text
+from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
 from workbench.tools.registry import TOOL_NAME_RE
 
@@ -214,18 +214,58 @@ def _differences(name: str, twin: str) -> str:
 
 
 # -- the audit ----------------------------------------------------------------------------
-def tool_texts(tool: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """``(field, text)`` for the title, the description and each parameter description."""
+def tool_texts(tool: Mapping[str, Any], deep: bool = False) -> list[tuple[str, str]]:
+    """``(field, text)`` for the title, the description and each parameter description.
+
+    Args:
+        tool: A wire dict or a tools.json entry.
+        deep: Also every other string of the schema a model reads: parameter titles, long
+            parameter names, string enum values, defaults and examples, nested properties
+            (poison can sit anywhere in the schema, not only in descriptions).
+    """
     texts = []
     if isinstance(tool.get("title"), str) and tool["title"]:
         texts.append(("title", tool["title"]))
     texts.append(("description", tool.get("description") or ""))
     props = (_schema_of(tool) or {}).get("properties") or {}
     if isinstance(props, Mapping):
-        for param, schema in props.items():
-            if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
-                texts.append((f"parameters.{param}.description", schema["description"]))
+        if deep:
+            _schema_texts(props, "parameters", texts, 0)
+        else:
+            for param, schema in props.items():
+                if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
+                    texts.append((f"parameters.{param}.description", schema["description"]))
     return texts
+
+
+# Nesting deeper than this is read no further (a hostile schema may nest without end).
+_MAX_DEPTH = 6
+# A parameter name of this many words can carry a sentence ("content_from_reading_id_rsa").
+_NAME_WORDS = 4
+
+
+def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str]],
+                  depth: int) -> None:
+    for param, schema in props.items():
+        field = f"{where}.{param}"
+        if len(words_of(str(param))) >= _NAME_WORDS:
+            out.append((f"{field}.name", " ".join(re.split(r"[_\-]+", str(param)))))
+        if not isinstance(schema, Mapping):
+            continue
+        for key in ("description", "title"):
+            if isinstance(schema.get(key), str) and schema[key]:
+                out.append((f"{field}.{key}", schema[key]))
+        for key in ("default", "enum", "examples", "const"):
+            values = schema.get(key)
+            for value in values if isinstance(values, list) else [values]:
+                if isinstance(value, str) and " " in value.strip():
+                    out.append((f"{field}.{key}", value))
+        if depth < _MAX_DEPTH:
+            for child in (schema.get("items"), schema):
+                nested = child.get("properties") if isinstance(child, Mapping) else None
+                if isinstance(nested, Mapping):
+                    _schema_texts(nested, field, out, depth + 1)
+                    break
 
 
 def _schema_of(tool: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -335,7 +375,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),
                       siblings=mine, foreign=foreign)
     description = ""
-    for field, text in tool_texts(tool):
+    for field, text in tool_texts(tool, deep=True):
         if not text:
             continue
         plain = text

@@ -1,0 +1,244 @@
+"""The audit's vocabulary: the words and patterns that say who a text addresses and what it asks.
+
+:mod:`~workbench.surface.audit_text` decides what a match means in context (negation,
+quotation, the tool's own purpose); this module only says what to look for. Gates are cheap
+word and substring tests that let most sentences skip a pattern block entirely.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
+           "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
+           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
+           "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_HOOK", "OVERRIDE", "PERSONAL",
+           "PRIORITY", "READ_PATH", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SESSION",
+           "SESSION_TOPICS", "SHADOW_VERB", "STRONG", "TOOL_TOKEN", "TRANSFER", "rx"]
+
+
+def rx(*alternatives: str) -> re.Pattern[str]:
+    """One case-blind pattern matching any of ``alternatives``."""
+    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
+
+
+# -- what a sentence asks for --------------------------------------------------------------
+# Telling the model to drop its rules or to act behind the user's back: no honest reading.
+class Gated:
+    """Patterns that each run only when one of their trigger substrings is present.
+
+    One alternation of twenty patterns tries every alternative at every position; a
+    substring test in C first lets most sentences run none of them.
+    """
+
+    def __init__(self, *rules: tuple[tuple[str, ...], str]) -> None:
+        self.rules = [(triggers, re.compile(pattern, re.IGNORECASE))
+                      for triggers, pattern in rules]
+
+    def may_match(self, lower: str) -> bool:
+        """Whether any pattern could match the lowercased text."""
+        return any(t in lower for triggers, _ in self.rules for t in triggers)
+
+    def finditer(self, text: str, lower: str) -> list[re.Match[str]]:
+        """Every pattern's matches in ``text`` (``lower`` is its lowercase), by position."""
+        hits = [m for triggers, rx in self.rules if any(t in lower for t in triggers)
+                for m in rx.finditer(text)]
+        hits.sort(key=lambda m: (m.start(), -m.end()))
+        return hits
+
+
+# Telling the model to drop its rules or to act behind the user's back: no honest reading.
+DROP_VERBS = ("ignor", "disregard", "forget", "overrid", "supersed", "bypass")
+OVERRIDE = Gated(
+    (DROP_VERBS, r"\b(?:ignore|disregard|forget|overrides?|supersedes?|bypass)\s+"
+     r"(?:all\s+|any\s+|the\s+)?(?:(?:previous|prior|above|earlier|other|your|system|safety)"
+     r"\s+)+\w+"),
+    (DROP_VERBS, r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+)?"
+     r"(?:instructions?|rules|directions|prompts?|guidelines|guidance|policies|restrictions)"),
+    (("note",), r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistants?|models?|llms?|agents?)\b"),
+    ((":",), r"^\W*(?:assistant|system|ai)\s*:"),
+    (("hide",), r"\bhide\s+(?:this|it|that)\b[^.]{0,40}\bfrom\b"),
+    (("only with",), r"\b(?:respond|reply|answer)\s+only\s+with\b"),
+    (("<",), r"<\s*/?\s*(?:important|system|instructions?|secret|admin|hidden|assistant|sys)"
+     r"\s*>|<!--"),
+    (("[", "##"), r"\[\[?\s*(?:system|admin|assistant|developer|sys|policy|operator)"
+     r"[\w\s.-]*\]\]?|#{2,}\s*(?:system|admin|assistant)\s*#*"),
+    (("system", "admin", "operator", "developer"),
+     r"\b(?:system|admin(?:istrator)?|operator|developer)\s+(?:override|note|message|notice)\b"),
+    (("end of",), r"\bend\s+of\s+(?:the\s+)?(?:tool\s+)?description\b"),
+    (("restriction", "constraint", "rules", "guideline", "limits", "safeguard"),
+     r"\b(?:restrictions|constraints|rules|guidelines|limits|safeguards)\s+(?:are|have\s+been"
+     r"|were)\s+(?:lifted|removed|disabled|suspended|waived|off)\b"),
+    ((" be ",), r"\b(?:must|should|will)\s+(?:never|not)\s+be\s+(?:shown|told|revealed|"
+     r"disclosed|mentioned|visible)\s+to\b"),
+    (("developer", "no ", "jailbreak"),
+     r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak"),
+    (("not", "n't", "never", "no need"),
+     r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
+     r"show|notify|alert|bring\s+(?:this|it)\s+up|ask)\b"),
+    (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
+     r"mentioning)\b"),
+    (("keep", "kept"), r"\b(?:keep|kept)\s+(?:this|it|that)\s+(?:secret|hidden|private|"
+     r"between)\b"),
+    # "silently run git_add" is an instruction; "succeeds silently." describes an outcome.
+    (("silent", "quiet", "secret", "covert", "discreet"),
+     r"\b(?:silently|quietly|secretly|covertly|discreetly)\s+(?!(?:fail|ignor|skip|drop|"
+     r"return|succeed|discard|truncat|overwrit)\w*\b)[a-z]+"),
+    (("user",), r"\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be\s+told|notice)"),
+    (("hidden", "secret", "real", "true"),
+     r"\b(?:your|a)\s+(?:hidden|secret|real|true)\s+(?:objective|goal|task|instructions?)\b"),
+    (("instructions", "now on"), r"\b(?:new|updated|hidden)\s+instructions\b|\bfrom\s+now\s+on\b"),
+)
+# Who is addressed: the model ("you", "the assistant"), or a favour the server asks of it.
+ADDRESS = rx(
+    r"\b(?:you|your|the\s+assistant|assistants?|the\s+model|the\s+ai|llms?|the\s+agent)\b",
+)
+FAVOUR = rx(
+    r"\b(?:we|us|our)\b[^.]{0,40}\b(?:ask|appreciate|grateful|thank|helps?|prefer|love|"
+    r"courtesy|request)",
+    r"\b(?:it\s+)?(?:helps|would\s+be|'d\s+be)\s+(?:us\s+)?(?:great(?:ly)?|lovely|wonderful|"
+    r"nice|helpful|appreciated|grateful)",
+    r"\b(?:kindly|please|ideally|a\s+nice\s+touch|thank\s+you\s+for|friendly\s+reminder)\b",
+    r"\bas\s+a\s+(?:small\s+|little\s+)?(?:favou?r|courtesy)\b",
+    r"\b(?:could|would)\s+you\b|\bwould\s+you\s+mind\b",
+    r"\b(?:like|love|appreciate|prefer)s?\s+it\s+(?:if|when)\b",
+    r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b",
+    r"\b(?:is|are)\s+expected\s+to\b",
+    r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b",
+)
+# Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
+BEYOND = rx(
+    r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
+    r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever)\b",
+    r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
+    r"returning|using\s+any)\b",
+    r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
+    r"\b(?:answer|respond|reply|write)\s+(?:only\s+)?in\s+[A-Z]",
+    r"\b(?:recommend|promote|advertise|avoid\s+(?:naming|mentioning))\b",
+)
+# Data that belongs to the user or the session, not to a tool's call.
+# The session itself: the conversation, earlier turns, the system prompt.
+SESSION = rx(
+    r"\b(?:conversation|chat(?:\s+history)?|message\s+history|messages?\s+so\s+far|"
+    r"previous\s+(?:answer|response|messages?|replies)|last\s+message|what\s+the\s+user\s+"
+    r"(?:said|wrote)|system\s+prompt|your\s+instructions)\b",
+)
+PERSONAL = rx(
+    SESSION.pattern,
+    r"\b(?:the\s+)?(?:user|human|person)(?:'s|s')\s+\w+",
+    r"\b(?:recent|earlier|previous)\s+(?:messages?|turns?|prompts?)\b",
+    r"\bwhat\s+the\s+(?:user|person|human)\s+(?:is|was|has|had)\b",
+    r"\b(?:their|your)\s+(?:next\s+meeting|calendar|contacts?|location|home\s+address)",
+)
+SECRET_FILE = rx(
+    r"~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|cursor|npmrc|netrc|pgpass|"
+    r"git-credentials|bash_history|zsh_history)\b[\w./-]*",
+    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b",
+    r"/etc/(?:passwd|shadow|sudoers)\b", r"\bmcp\.json\b", r"\bclaude_desktop_config\b",
+    r"\.aws/credentials\b", r"\bwallet\.dat\b", r"\bkeychains?\b",
+    r"\bprivate-keys-v1\.d\b",
+)
+SECRET = rx(
+    r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"
+    r"[\s_-]?tokens?|bearer[\s_-]?tokens?|refresh[\s_-]?tokens?|session[\s_-]?(?:tokens?|"
+    r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
+    r"passphrases?|credentials?|seed\s+phrases?|recovery\s+phrases?|ssh\s+(?:private\s+)?keys?|"
+    r"2fa(?:\s+codes?)?|otp)\b",
+    r"(?-i:\b[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",  # "GitHub token", "OpenAI key"
+    r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
+    r"\benvironment\s+variables?\b",
+)
+TRANSFER = rx(
+    r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
+    r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
+    r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|"
+    r"open|look\s+up|holding|containing)\b",
+)
+# Words that tie a secret or path to a tool's own purpose (a vault, a login, ssh config).
+SECRET_PURPOSE = frozenset({
+    "auth", "login", "logout", "signin", "password", "passwords", "secret", "secrets", "vault",
+    "key", "keys", "token", "tokens", "credential", "credentials", "ssh", "aws", "gpg", "env",
+    "dotenv", "keychain", "wallet", "cookie", "cookies", "session", "oauth", "otp", "2fa",
+})
+# Another tool named with an instruction: replace, redirect, piggy-back, disparage.
+SHADOW_VERB = rx(
+    r"\b(?:instead\s+of|rather\s+than|replaces?|in\s+place\s+of|deprecated|broken|unsafe|"
+    r"out\s+of\s+date|outdated|insecure|logs?\s+your|prefer)\b",
+    r"\b(?:whenever|when(?:ever)?\s+you\s+use|any\s+time|every\s+time|after\s+every|"
+    r"before\s+every|when)\b[^.]{0,40}\b(?:is|are)?\s*(?:called|used|invoked|run)?",
+    r"\broute\b|\bthrough\b",
+)
+# A tool named by an instruction about when it runs, even one no server here offers.
+NAMED_TOOL_HOOK = re.compile(
+    r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+)?[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)"
+    r"[`'\"]?\s+(?:tool\s+)?"
+    r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b",
+    re.IGNORECASE)
+# An imperative sentence: it starts with a verb that hands something over or acts.
+# A leading clause ("Before answering, use ...") may come first.
+IMPERATIVE = re.compile(
+    r"\W*(?:[^,.;:]{0,60},\s*)?(?:always\s+|first\s+|also\s+)?(?:read|send|include|pass|provide|attach|upload|"
+    r"paste|share|give|forward|copy|post|email|append|leak|enter|supply|put|prefix|add|call|"
+    r"use|run|invoke|open|fetch|store|keep)\b", re.IGNORECASE)
+# Putting this tool ahead of everything else.
+PRIORITY = rx(
+    r"\bbefore\s+(?:anything|any\s+other|every|each|answering|responding|replying|doing"
+    r"\s+anything|any\s+(?:question|request|task|message|answer))\b",
+    # Unconditional only: "always call this tool when asked X" is a usage hint.
+    r"\b(?:call|use|run|invoke)\s+this\s+tool\s+(?:first|before\s+(?:any|every))\b",
+    r"\bfirst,?\s+(?:call|use|run|invoke)\s+this\s+tool\b(?!\s+(?:when|if|to)\b)",
+    r"\bat\s+the\s+start\s+of\s+every\b",
+)
+STRONG = rx(r"\b(?:must|shall|have\s+to|has\s+to|needs?\s+to|required\s+to)\b")
+# Topics that make the session the tool's own subject (a chat exporter, a summariser).
+SESSION_TOPICS = frozenset({"conversation", "chat", "history", "transcript", "message",
+                             "messages", "profile", "contact", "contacts", "user", "users",
+                             "me", "account"})
+READ_PATH = re.compile(
+    r"\b(?:read|cat|open|attach|include|upload|send|load)\s+(?:the\s+)?(?:contents?\s+of\s+"
+    r"(?:the\s+)?)?[`'\"]?(?:~/|/home/|/Users/|/root/|/etc/|/var/|[A-Za-z]:\\)[\w./\\-]+",
+    re.IGNORECASE)
+FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory", "dir",
+                         "folder"})
+
+
+GENERIC_TOOLS = rx(
+    r"\b(?:any|all|every|each)\s+other\s+tools?\b",
+    r"\b(?:when|whenever|if)\s+(?:any|another|other)\s+tools?\b",
+    r"\bother\s+tools?\s+(?:must|should|are|is|on\s+this)\b",
+)
+TOOL_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
+
+# Cheap gates: most honest sentences skip every pattern after a few substring tests.
+# Gates are word prefixes (one C-level startswith per word) plus a few phrases.
+GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "system", "admin",
+                  "developer", "restriction", "limits", "jailbreak", "tell", "mention",
+                  "inform", "reveal", "disclos", "show", "notif", "alert", "bring", "ask",
+                  "without", "secret", "hidden", "private", "silent", "quiet", "covert",
+                  "discreet", "user", "objective", "goal", "instruction", "hide", "assistant",
+                  "guidance", "supersede", "lifted", "removed", "disabled", "suspended",
+                  "waived", "operator", "policy", "shown", "told", "visible", "respond",
+                  "reply", "answer")
+GATE_OVERRIDE_PHRASES = ("<", "[", "##", "ai:", "now on", "note to", "note for", "end of")
+GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
+              "keychain", "private-keys")
+
+
+GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
+                 "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
+                 "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
+                 "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
+                 "appreciate", "prefer", "helps", "courtesy")
+GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
+                    "share", "give", "forward", "copy", "post", "email", "append", "leak",
+                    "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
+                    "open", "fetch", "store", "keep")
+GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie",
+                "otp", "2fa", "environment", "phrase", "pat")
+ADDRESS_SET = frozenset(GATE_ADDRESS)
+IMPERATIVE_SET = frozenset(GATE_IMPERATIVE)
+
+
+# Path words too common to tie a path to a tool ("git" in git_diff and ~/.git-credentials).
+GENERIC_PATH_WORDS = frozenset({"git", "config", "etc", "json", "dat", "desktop", "private",
+                                 "keys", "key", "bash", "zsh", "history", "home", "d", "v1"})
