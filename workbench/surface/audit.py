@@ -15,6 +15,8 @@ code                      severity  what
 ``hidden.control``        high      control characters and terminal escape sequences
 ``hidden.zero_width``     warning   zero-width and other invisible format characters
 ``hidden.padding``        warning   a run of blank space that pushes text out of view
+``hidden.homoglyph``      warning   words spelled with look-alike letters of another script
+                                    or with fullwidth/mathematical letters
 ``directive.override``    high      drop your rules, fake system tags, act behind the
                                     user's back (not when quoted or listed as an example)
 ``directive.model``       warning   asks the model for something beyond this call (a favour,
@@ -57,6 +59,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.contracts.characters import named_characters
+from workbench.surface.audit_hidden import (
+    HOMOGLYPHS,
+    SUSPECT,
+    char_names,
+    excerpt,
+    hidden_findings,
+    model_view,
+)
 from workbench.surface.audit_schema import check_schema, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
@@ -119,24 +129,6 @@ def at_or_above(findings: Iterable[Finding], severity: str) -> list[Finding]:
     return [f for f in findings if _RANK[f.severity] >= floor]
 
 
-# -- hidden characters --------------------------------------------------------------------
-_TAG = "\U000e0000-\U000e007f"
-_BIDI = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
-_ZERO_WIDTH = ("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d"
-               "\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0")
-_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-_SUSPECT = re.compile(f"[{_TAG}{_BIDI}{_ZERO_WIDTH}{_CONTROL}]")
-_CLASS_OF = (
-    (re.compile(f"[{_TAG}]"), "hidden.tag", "high"),
-    (re.compile(f"[{_BIDI}]"), "hidden.bidi", "high"),
-    (re.compile(f"[{_CONTROL}]"), "hidden.control", "high"),
-    (re.compile(f"[{_ZERO_WIDTH}]"), "hidden.zero_width", "warning"),
-)
-# An emoji presentation selector after a symbol is ordinary text ("⚠️"), not hiding.
-_EMOJI_VS = re.compile("(?<=[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff])\ufe0f")
-_PADDING = re.compile(r"[ \t\u00a0\u3000]{40,}\S|\n(?:[ \t]*\n){7,}[ \t]*\S")
-
-
 def visible(text: str) -> str:
     """``text`` with every invisible or control character spelled as an escape.
 
@@ -147,58 +139,9 @@ def visible(text: str) -> str:
     return escape(text)
 
 
-def _excerpt(text: str, start: int, end: int, pad: int = 40) -> str:
-    lo, hi = max(0, start - pad), min(len(text), end + pad)
-    core = " ".join(text[lo:hi].split())
-    return visible(("…" if lo else "") + core + ("…" if hi < len(text) else ""))[:200]
-
-
-def _char_names(chars: Iterable[str]) -> str:
-    return ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')}" for c in sorted(set(chars)))
-
-
-def _hidden(text: str) -> list[tuple[str, str, int, int, str, str]]:
-    found = []
-    scan = _EMOJI_VS.sub("", text) if "\ufe0f" in text else text
-    for pattern, code, severity in _CLASS_OF:
-        hits = pattern.findall(scan)
-        if not hits:
-            continue
-        first = pattern.search(text) or pattern.search(scan)
-        assert first is not None
-        if code == "hidden.tag":
-            decoded = "".join(chr(ord(c) - 0xE0000) for c in hits if 0xE0020 <= ord(c) <= 0xE007E)
-            evidence = f"{len(hits)} tag characters, decoded: {decoded[:160]!r}"
-            reason = "invisible Unicode tag characters carry text the model reads"
-        else:
-            evidence = f"{len(hits)}x {_char_names(hits)[:100]}: " + _excerpt(
-                text, first.start(), first.end(), 20)
-            reason = {"hidden.bidi": "bidirectional controls make the text read differently "
-                                     "from how it displays",
-                      "hidden.control": "control characters or terminal escapes can hide or "
-                                        "rewrite what a person sees",
-                      }.get(code, "invisible characters the model reads but a person does not see")
-        found.append((code, severity, first.start(), first.end(), evidence, reason))
-    m = _PADDING.search(text)
-    if m:
-        found.append(("hidden.padding", "warning", m.start(), m.end(),
-                      f"{m.end() - m.start() - 1} blank characters, then: "
-                      + _excerpt(text, m.end() - 1, m.end() + 60, 0),
-                      "a run of blank space pushes the rest of the text out of view"))
-    return found
-
-
 # -- names --------------------------------------------------------------------------------
-# Letters that render like ASCII ones (Cyrillic, Greek) and digits that pass for letters.
-_HOMOGLYPHS = str.maketrans({
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i",
-    "ј": "j", "ѕ": "s", "ԁ": "d", "ɡ": "g", "һ": "h", "ӏ": "l", "ο": "o", "α": "a",
-    "ν": "v", "ρ": "p", "τ": "t", "ι": "i", "κ": "k", "0": "o", "1": "l", "|": "l",
-})
-
-
 def _skeleton(name: str) -> str:
-    folded = unicodedata.normalize("NFKC", name).lower().translate(_HOMOGLYPHS)
+    folded = unicodedata.normalize("NFKC", name).lower().translate(HOMOGLYPHS)
     folded = folded.replace("rn", "m").replace("vv", "w").replace("i", "l")
     return re.sub(r"[\s_.\-]+", "", folded)
 
@@ -210,7 +153,7 @@ def _differences(name: str, twin: str) -> str:
         odd = [a for a, b in zip(name, twin, strict=True) if a != b]
     if not odd:
         return "case or separators"
-    return _char_names(odd)
+    return char_names(odd)
 
 
 # -- the audit ----------------------------------------------------------------------------
@@ -379,22 +322,22 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         if not text:
             continue
         plain = text
-        if _SUSPECT.search(text) is not None or "  " in text or "\n\n" in text:
-            for code, severity, start, end, evidence, reason in _hidden(text):
+        if SUSPECT.search(text) is not None or "  " in text or "\n\n" in text or (
+                not text.isascii()):
+            for code, severity, start, end, evidence, reason in hidden_findings(text):
                 add(code, severity, field, evidence, reason, start, end)
-            # Invisible characters can split words to dodge the reading, and tag characters
-            # carry text the model reads: read what the model would see.
-            decoded = "".join(chr(ord(c) - 0xE0000) for c in text
-                              if 0xE0020 <= ord(c) <= 0xE007E)
-            plain = _SUSPECT.sub("", text) + (f" {decoded}" if decoded else "")
+            # Invisible characters can split words to dodge the reading, tag characters
+            # carry text the model reads, look-alike letters spell words: read what the
+            # model would see.
+            plain = model_view(text)
         if field == "description":
             description = plain
         for code, severity, start, end, reason in read_text(
                 plain, ctx, is_param=field.startswith("parameters.")):
-            add(code, severity, field, _excerpt(plain, start, end), reason,
-                *((start, end) if plain is text else (-1, -1)))
+            add(code, severity, field, excerpt(plain, start, end), reason,
+                *((start, end) if plain == text else (-1, -1)))
     for code, severity, field, start, end, reason, text in check_schema(
             tool, description, props, f"{name} {title}"):
-        evidence = _excerpt(text, start, end) if start >= 0 else visible(text)[:200]
+        evidence = excerpt(text, start, end) if start >= 0 else visible(text)[:200]
         add(code, severity, field, evidence, reason, start, end)
     return out
