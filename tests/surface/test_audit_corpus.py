@@ -34,7 +34,8 @@ class TestCorpus:
         assert {i["class"] for i in corpus["poisoned"]} == CLASSES
         ids = [i["id"] for i in corpus["poisoned"] + corpus["lookalikes"]]
         assert len(ids) == len(set(ids))
-        assert {i["split"] for i in corpus["poisoned"]} == {"dev", "held_out", "fresh", "fresh2"}
+        assert {i["split"] for i in corpus["poisoned"]} == {
+            "dev", "held_out", "fresh", "fresh2", "fresh3"}
         assert {p["kind"] for p in corpus["rugpulls"]} == {"rug_pull", "rename"}
 
     def test_a_bad_corpus_file_is_a_clear_error(self, tmp_path):

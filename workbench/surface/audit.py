@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.contracts.characters import named_characters
@@ -200,9 +200,10 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
                 out.append((f"{field}.{key}", schema[key]))
         for key in ("default", "enum", "examples", "const"):
             values = schema.get(key)
-            for value in values if isinstance(values, list) else [values]:
-                if isinstance(value, str) and " " in value.strip():
-                    out.append((f"{field}.{key}", value))
+            strings = [v for v in (values if isinstance(values, list) else [values])
+                       if isinstance(v, str) and v]
+            if strings:  # one text per list: a path or a payload can be any one value
+                out.append((f"{field}.{key}", "; ".join(strings)))
         if depth < _MAX_DEPTH:
             for child in (schema.get("items"), schema):
                 nested = child.get("properties") if isinstance(child, Mapping) else None
@@ -332,8 +333,12 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             plain = model_view(text)
         if field == "description":
             description = plain
+        # A parameter's own name does not make what it names the tool's purpose: a
+        # parameter called contents_of_project_dotenv_file asks for the .env file.
+        here = replace(ctx, params=ctx.params - {field.split(".")[-2]}) if field.endswith(
+            ".name") else ctx
         for code, severity, start, end, reason in read_text(
-                plain, ctx, is_param=field.startswith("parameters.")):
+                plain, here, is_param=field.startswith("parameters.")):
             add(code, severity, field, excerpt(plain, start, end), reason,
                 *((start, end) if plain == text else (-1, -1)))
     for code, severity, field, start, end, reason, text in check_schema(

@@ -149,6 +149,7 @@ def model_view(text: str) -> str:
     if not plain.isascii():
         plain = unicodedata.normalize("NFKC", plain)
         for m, _ in reversed(_disguised(plain)):
-            folded = "".join(c if c.isascii() else c.lower().translate(HOMOGLYPHS) for c in m.group())
+            folded = "".join(c if c.isascii() else c.lower().translate(HOMOGLYPHS)
+                             for c in m.group())
             plain = plain[:m.start()] + folded + plain[m.end():]
     return plain + (f" {decoded}" if decoded else "")

@@ -133,26 +133,108 @@ PERSONAL = rx(
 SECRET_FILE = rx(
     r"~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|cursor|npmrc|netrc|pgpass|"
     r"git-credentials|bash_history|zsh_history)\b[\w./-]*",
-    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b",
+    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b", r"\bdotenv\s+file",
+    r"\b(?:env|\.env)\s+files?\b",
     r"/etc/(?:passwd|shadow|sudoers)\b", r"\bmcp\.json\b", r"\bclaude_desktop_config\b",
     r"\.aws/credentials\b", r"\bwallet\.dat\b", r"\bkeychains?\b",
     r"\bprivate-keys-v1\.d\b",
+    # Credentials and tokens on disk, with or without ~/.
+    r"(?:^|[\s'\"`(/])\.(?:npmrc|pypirc|netrc|pgpass|git-credentials|kube/config|"
+    r"docker/config\.json)\b", r"\bkubeconfig\b", r"\bapplication_default_credentials\b",
+    r"\bcredentials\.(?:json|csv|db)\b", r"\bservice[\s_-]account[\s_-]key",
+    r"\bterraform\.tfstate\b", r"\bsecrets?\.(?:ya?ml|json|env|toml)\b",
+    # Browser profiles: cookie and password stores.
+    r"\b(?:Cookies|Login\s+Data|Local\s+State|key[34]\.db|logins\.json|cookies\.sqlite)\b"
+    r"(?:\s+(?:database|db|file|store))?",
+    r"\bApplication\s+Support/(?:Google/Chrome|BraveSoftware|Firefox|Microsoft\s+Edge)",
+    r"\bAppData[/\\](?:Local|Roaming)[/\\](?:Google|Mozilla|Microsoft)",
+    r"\bbrowser(?:'s)?\s+(?:cookies|cookie\s+(?:jar|store|database)|saved\s+passwords)",
 )
 SECRET = rx(
     r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"
     r"[\s_-]?tokens?|bearer[\s_-]?tokens?|refresh[\s_-]?tokens?|session[\s_-]?(?:tokens?|"
     r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
     r"passphrases?|credentials?|seed\s+phrases?|recovery\s+phrases?|ssh\s+(?:private\s+)?keys?|"
-    r"2fa(?:\s+codes?)?|otp)\b",
-    r"(?-i:\b[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",  # "GitHub token", "OpenAI key"
+    r"2fa(?:\s+codes?)?|otp|recovery\s+codes?|backup\s+codes?|mnemonic|seed\s+words|"
+    r"client[\s_-]secrets?|signing[\s_-]keys?|connection\s+strings?|authorization\s+headers?)\b",
+    # "your GitHub token", "an OpenAI key"; not a sentence's first word ("Object key; ...").
+    r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",
     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
     r"\benvironment\s+variables?\b",
 )
 TRANSFER = rx(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
     r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
-    r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|"
+    r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|record|save|log|"
+    r"capture|remember|verbatim|goes\s+in(?:to)?|fill|populate|weave|accompan\w+|submit|"
     r"open|look\s+up|holding|containing)\b",
+)
+# What the user or the session holds that a tool's call never needs: the conversation and
+# its earlier turns, what the user said, shared or opened, their personal details. Each
+# pattern runs only when one of its trigger words occurs.
+# Not "responses": "the cursor from the previous response" is a tool's own pagination.
+_MSGS = (r"(?:messages?|turns?|prompts?|quer(?:y|ies)|questions?|requests?|answers?|"
+         r"replies|searches|exchanges|conversations?|sessions?|inputs?|commands|chats?)")
+USER_DATA = Gated(
+    (("conversation", "chat", "dialog", "transcript", "thread"),
+     r"\b(?:conversations?|chat(?:\s+(?:history|log|transcript))?|dialog(?:ue)?|transcripts?|"
+     r"(?:e-?mail|message)\s+threads?)\b"),
+    (("previous", "prior", "earlier", "recent", "last", "past"),
+     r"\b(?:previous|prior|earlier|recent|last(?:\s+(?:few|several|\d+))?|past)\s+(?:\w+\s+)?"
+     + _MSGS + r"\b"),
+    (("user", "they", "person", "human", "customer"),
+     r"\b(?:what|everything|anything|things?|whatever)\s+(?:that\s+)?(?:the\s+)?(?:user|they|"
+     r"person|human|customer)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+)?(?:said|wrote|written|"
+     r"typed|asked|shared|pasted|mentioned|told|opened|uploaded|discussed|working\s+on|did|"
+     r"searched|viewed|visited)\b"),
+    (("so far", "earlier", "previously", "along the way", "during", "session"),
+     r"\b(?:mentioned|shared|said|discussed|pasted|opened|typed|seen|provided|exchanged|"
+     r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
+     r"during\s+(?:the|this)\s+(?:session|conversation|chat))\b"),
+    (("during", "throughout", "across"),
+     r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b"),
+    (("system prompt", "instructions", "context window", "system message"),
+     r"\bsystem\s+(?:prompt|message)\b|\byour\s+(?:instructions|context(?:\s+window)?)\b|"
+     r"\bcontext\s+window\b"),
+    (("their", "his ", "her "),
+     r"\b(?:their|his|her)\s+(?:(?:full|real|legal|own|personal|private|current|exact)\s+)*"
+     r"(?:home\s+address|(?:street|postal|e-?mail)\s+address(?:es)?|phone(?:\s+numbers?)?|"
+     r"employer|birth\s?(?:day|date)|date\s+of\s+birth|ssn|passport|whereabouts|location|"
+     r"contacts|calendar|home\s*town)\b"),
+    (("'s", "’s"),
+     r"\b(?:user|person|human|customer|organi[sz]er|requester)(?:'s|s'|’s)\s+"
+     r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise)\s+)*"
+     r"(?:names?|e-?mails?(?:\s+address(?:es)?)?|(?:street\s+|postal\s+)?address(?:es)?|"
+     r"phone(?:\s+numbers?)?|locations?|employer|birth\s?(?:day|date)|ssn|passport|identity|"
+     r"contacts?|contact\s+(?:details|list)|calendar|home\s*town|ip(?:\s+address)?|age|income|"
+     r"salary|whereabouts)\b"),
+    (("personal", "contact", "names and", "who the", "everyone", "everybody"),
+     r"\bpersonal\s+(?:details|information|info|data)\b|\bcontact\s+(?:details|info(?:rmation)?)"
+     r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
+     r"\b(?:everyone|everybody)\s+(?:in|on)\s+the\b"),
+    (("other", "open ", "clipboard", "browser", "browsing"),
+     r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
+     r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
+     r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|"
+     r"documents|windows)\b|\bclipboard\b|\bbrows(?:er|ing)\s+(?:history|tabs|data)\b"),
+)
+# Topics that make the user's data a tool's own subject (a chat exporter, a contacts app).
+USER_DATA_TOPICS = frozenset({
+    "conversation", "conversations", "chat", "chats", "history", "transcript", "message",
+    "messages", "profile", "contact", "contacts", "user", "users", "me", "account", "email",
+    "emails", "mail", "calendar", "clipboard", "browser", "tabs", "crm", "customer",
+    "customers", "person", "people", "thread", "threads", "session", "sessions", "inbox",
+    "meeting", "meetings", "attendees", "memory"})
+# Going beyond what the user asked for: more repositories, every file, not just the one.
+SCOPE = Gated(
+    (("not just", "not only", "beyond", "in addition to", "rather than just"),
+     r"\b(?:not\s+(?:just|only)|beyond|in\s+addition\s+to|rather\s+than\s+just)\s+(?:the\s+)?"
+     r"(?:one|ones|those|what|files?|repositor(?:y|ies)|items?|results?)\s+(?:that\s+)?"
+     r"(?:was\s+|were\s+|is\s+|are\s+|has\s+been\s+)?(?:the\s+user\s+)?(?:asked|requested|"
+     r"specified|named|given|provided|mentioned)"),
+    (("every", "all "),
+     r"\b(?:every|all)\s+(?:\w+\s+)?(?:found\s+|located\s+)?(?:under|in|on|across)\s+the\s+"
+     r"(?:user'?s?|whole|entire)\s+(?:home|machine|computer|disk|drive|system|account)"),
 )
 # Words that tie a secret or path to a tool's own purpose (a vault, a login, ssh config).
 SECRET_PURPOSE = frozenset({
@@ -202,6 +284,15 @@ FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory
                          "folder"})
 
 
+# "Any send_email tool used in this session should ...": a tool named by what it is.
+NAMED_TOOL_ANY = re.compile(
+    r"\b(?:any|every|all|each|other)\s+[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?\s+"
+    r"(?:tools?|calls?|functions?)\b", re.IGNORECASE)
+# A fixed recipient written into a tool's text: "add archive@example.net as BCC".
+RECIPIENT = re.compile(
+    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
+    r"attendees?|forward|added|add)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send)\b[^.]{0,60}"
+    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
 GENERIC_TOOLS = rx(
     r"\b(?:any|all|every|each)\s+other\s+tools?\b",
     r"\b(?:when|whenever|if)\s+(?:any|another|other)\s+tools?\b",
@@ -221,7 +312,10 @@ GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "system",
                   "reply", "answer")
 GATE_OVERRIDE_PHRASES = ("<", "[", "##", "ai:", "now on", "note to", "note for", "end of")
 GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
-              "keychain", "private-keys")
+             "keychain", "private-keys", "dotenv", "env file", "npmrc", "pypirc", "netrc",
+             "pgpass", "git-credentials", "kube", "docker/config", "credentials", "tfstate",
+             "secret", "cookies", "login data", "local state", "key3.db", "key4.db", "logins.json",
+             "application support", "appdata", "browser", "service account", "service_account")
 
 
 GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",

@@ -18,7 +18,7 @@ from typing import Any
 
 from workbench.surface.audit_text import sentences, words_of
 
-__all__ = ["check_schema", "phantom_params"]
+__all__ = ["check_hints", "check_schema", "phantom_params"]
 
 # "the `limit` parameter", "parameter called depth", "pass `q` as ..."
 _QUOTED = r"[`'\"]([A-Za-z_][A-Za-z0-9_]*)[`'\"]"
@@ -72,6 +72,27 @@ _SINK_GATE = re.compile("|".join(sorted(_SINKS | _SENSITIVE_SINKS)), re.IGNORECA
 _FREE_TYPES = (None, "string", "object", "array")
 
 
+# Words that explain nothing: "Optional. Any additional context that helps."
+_VAGUE = frozenset({"optional", "additional", "extra", "any", "anything", "context", "info",
+                    "information", "details", "detail", "helps", "help", "helpful", "useful",
+                    "more", "misc", "other", "whatever", "notes", "note", "data", "the", "a",
+                    "an", "and", "or", "of", "for", "to", "that", "this", "it", "is", "be",
+                    "can", "may", "here", "if", "you", "want", "like", "relevant", "free",
+                    "text", "field", "value", "string", "provide", "include", "with", "in",
+                    "on", "as", "debug", "debugging", "metadata", "meta", "comments", "comment",
+                    "remarks", "feedback", "summary", "log", "logs", "trace", "purposes",
+                    "internal", "use", "used", "only", "better", "improve", "quality"})
+
+
+def _explains(text: str) -> bool:
+    """Whether a parameter description says what the value is for.
+
+    Three or more words that are not filler: "Logpoint text printed instead of stopping",
+    not "Any extra context".
+    """
+    return len(words_of(text) - _VAGUE) >= 3
+
+
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
@@ -94,14 +115,42 @@ _READ_ONLY_CLAIM = re.compile(
     re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
-    r"\bnothing\s+(?:else\s+)?is\s+sent\b|\bonly\s+needs\b|\bnever\s+sends?\b",
+    r"\bnothing\s+(?:else\s+)?(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
+    r"published|posted|leaves)\b|\bonly\s+needs\b|\bnever\s+(?:sends?|shares?|uploads?|"
+    r"transmits?|publishes|posts?|contacts?)\b|\bpure(?:ly)?\s+(?:computation|local|"
+    r"computational)\b|\b(?:runs|stays|kept|stored)\s+(?:entirely\s+)?local(?:ly)?\b|"
+    r"\blocal[\s-]only\b|\bprivate\s*[;.]|\bstays\s+(?:on|in)\s+(?:this|your)\b|"
+    r"\b(?:does\s+not|doesn't|will\s+not|won't)\s+(?:send|share|upload|transmit|publish|post|"
+    r"contact)\b",
     re.IGNORECASE)
 _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase", "reset",
                      "overwrite", "kill", "push", "send", "post", "write", "update", "create",
                      "add", "set", "move", "rename", "commit", "upload", "publish", "revoke",
-                     "replace", "force", "persist", "truncate", "merge", "share"})
+                     "replace", "force", "persist", "truncate", "merge", "share", "close",
+                     "archive", "cancel", "execute", "exec", "approve", "transfer", "pay",
+                     "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
+                     "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
+                     "forward", "apply", "allow"})
+# Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
-                      "server", "email", "post", "remote"})
+                      "server", "email", "post", "remote", "mirror", "share", "recipient",
+                      "recipients", "cc", "bcc", "notify", "publish", "forward", "sync"})
+# Names that only ever take away: false destructive hints beside them are a lie.
+_DESTROYS = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase",
+                       "truncate", "kill", "revoke"})
+_LINK = re.compile(r"\A(?:https?|wss?|ftp)://|@[\w-]+\.[a-z]{2,}\b", re.IGNORECASE)
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    """Each word with its plain inflections stripped ("writes", "closed", "closing")."""
+    out = set()
+    for w in words:
+        out.add(w)
+        for suffix, keep in (("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("d", ""),
+                             ("ing", "e"), ("ed", "e")):
+            if w.endswith(suffix) and len(w) > len(suffix) + 2:
+                out.add(w[:-len(suffix)] + keep)
+    return out
 
 
 def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, Any],
@@ -127,8 +176,12 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         sensitive = {w for w in sensitive if not any(
             w in family and said & subject for family, subject in _FAMILIES)}
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
-        if text and not _POINTS_AT_SESSION.search(text):
+        # A free-form map named env or context holds variables, whatever it says it is.
+        is_map = schema.get("type") == "object" and not schema.get("properties")
+        if text and not _POINTS_AT_SESSION.search(text) and not is_map:
             sensitive = set()  # explained as something else: "env: staging or production"
+            if _explains(text):
+                continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
         field = f"parameters.{param}"
@@ -156,6 +209,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                 out.append(("schema.contradiction", "warning", "description",
                             offset + m.start(), offset + m.end(),
                             f"claims to send nothing, but {why}", description))
+    for hint, why in check_hints(tool, props):
+        out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
+                    f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
     for missing, start, end in phantom_params(description, props):
         out.append(("params.phantom", "warning", "description", start, end,
                     f"refers to parameter {missing!r}, which the schema lacks", description))
@@ -164,25 +220,46 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
 
 
 def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
-    hit = words_of(str(tool.get("name", ""))) & _WRITES
+    """Why the schema says this tool changes something ("" when nothing does)."""
+    hit = _stems(words_of(str(tool.get("name", "")))) & _WRITES
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
     for param, schema in props.items():
-        text = schema.get("description", "") if isinstance(schema, Mapping) else ""
-        hit = words_of(param, text if isinstance(text, str) else "") & _WRITES
+        if not isinstance(schema, Mapping):
+            continue
+        text = schema.get("description", "")
+        hit = (_stems(words_of(param)) | words_of(text if isinstance(text, str) else "")) & _WRITES
         if hit:
             return f"parameter {param!r} says {sorted(hit)[0]!r}"
+        default = schema.get("default")
+        hit = _stems(words_of(default)) & _WRITES if isinstance(default, str) else set()
+        if hit:
+            return f"parameter {param!r} defaults to {default!r}"
     hints = tool.get("annotations") or {}
     if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
         return "its annotations say destructive"
     return ""
 
 
-def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str) -> str:
-    for param in props:
-        hit = words_of(param) & _NETWORK
+def _sends(props: Mapping[str, Any]) -> str:
+    """Why the schema says this tool sends something out ("" when nothing does)."""
+    for param, schema in props.items():
+        hit = _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
+        if isinstance(schema, Mapping):
+            values = [schema.get("default"), *(schema.get("enum") or [])] if isinstance(
+                schema.get("enum") or [], list) else [schema.get("default")]
+            for value in values:
+                if isinstance(value, str) and _LINK.search(value):
+                    return f"parameter {param!r} offers {value[:60]!r}"
+    return ""
+
+
+def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str) -> str:
+    why = _sends(props)
+    if why:
+        return why
     schema = tool.get("inputSchema") or {}
     required = schema.get("required") if isinstance(schema, Mapping) else None
     said = {_stem(w) for w in words_of(description)}
@@ -193,3 +270,55 @@ def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str
     if isinstance(hints, Mapping) and hints.get("openWorldHint") is True:
         return "its annotations say open world"
     return ""
+
+
+# Parameters whose very name sends something somewhere.
+_SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc", "mirror",
+                    "share", "publish", "notify", "forward", "upload", "exfil"})
+
+
+def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+    """Why the schema itself says a call changes or sends something ("" when nothing does).
+
+    Only what cannot be documentation: the name's leading verb, a flag named for writing
+    that is on by default, a default that writes or points off the machine, a parameter
+    named for sending. Parameter *descriptions* are not read here ("the commit SHA").
+    """
+    words = re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", str(tool.get("name", "")))
+    if words and _stems([words[0].lower()]) & _WRITES:
+        return f"its name starts with {words[0]!r}"
+    for param, schema in props.items():
+        named = words_of(param)  # not stemmed: "published" is a date filter
+        if named & _SENDS:
+            return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
+        if not isinstance(schema, Mapping):
+            continue
+        default = schema.get("default")
+        if default is True and _stems(named) & _WRITES:
+            return f"flag {param!r} is on by default"
+        if isinstance(default, str) and (_LINK.search(default) or _stems(
+                words_of(default)) & _WRITES):
+            return f"parameter {param!r} defaults to {default[:60]!r}"
+    return ""
+
+
+def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Annotations the schema contradicts: ``(hint, reason)`` each.
+
+    A read-only hint beside a schema that writes or sends (:func:`_acts`), a non-destructive
+    hint on a tool whose name only takes away. Hints are the server's claim and clients
+    skip approval on them, so a false one is worth a warning.
+    """
+    hints = tool.get("annotations")
+    if not isinstance(hints, Mapping):
+        return []
+    out = []
+    if hints.get("readOnlyHint") is True:
+        why = _acts(tool, props)
+        if why:
+            out.append(("readOnlyHint", f"annotations say read-only, but {why}"))
+    name_words = _stems(words_of(str(tool.get("name", ""))))
+    if hints.get("destructiveHint") is False and name_words & _DESTROYS:
+        out.append(("destructiveHint", "annotations say not destructive, but its name says "
+                    f"{sorted(name_words & _DESTROYS)[0]!r}"))
+    return out

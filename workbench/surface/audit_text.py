@@ -52,7 +52,8 @@ class ToolContext:
     @cached_property
     def topic(self) -> frozenset[str]:
         """Lowercased words of the name and title: what the tool says it is about."""
-        return words_of(self.name, self.title)
+        # Paths in a title are content, not purpose: "OCR (licence = ~/.config/gcloud/...)".
+        return words_of(self.name, _PATHS.sub(" ", self.title))
 
     @cached_property
     def purpose(self) -> frozenset[str]:
@@ -60,6 +61,7 @@ class ToolContext:
         return self.topic | words_of(*self.params)
 
 
+_PATHS = re.compile(r"\S*[/~\\]\S*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -74,7 +76,9 @@ def words_of(*texts: str) -> frozenset[str]:
 
 # A sentence ends at . ! ? before a space, or at a line break (list items stay separate);
 # the dots of ~/.aws/credentials or e.g. do not end one.
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?![\s]|$))+(?:[.!?]+|\n|$)")
+# Nor do the dots of "e.g." and "i.e." (an example list stays in its sentence).
+_SENTENCE = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf)\.|[^.!?\n]|[.!?]+(?![\s]|$))+"
+                       r"(?:[.!?]+|\n|$)", re.IGNORECASE)
 
 
 def sentences(text: str) -> Iterator[tuple[int, str]]:
@@ -95,7 +99,15 @@ _NEGATION = lex.rx(
 # Commas do not end a clause: "never reads ~/.ssh, .env or ..." negates the whole list.
 # Nor do parentheses: "Secrets (.env, ~/.aws) are excluded" negates what they enclose.
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
-_QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»")
+_QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
+                    r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
+_LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)",
+                          re.IGNORECASE)
+# A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
+_SECURITY_TOPICS = frozenset({"scan", "scanner", "audit", "auditor", "detect", "detector",
+                              "guard", "lint", "linter", "injection", "injections", "poison",
+                              "poisoning", "security", "sanitize", "sanitise", "moderate",
+                              "moderation", "firewall", "redact", "redactor", "shield"})
 _EXAMPLES = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$", re.IGNORECASE)
 
 
@@ -112,12 +124,21 @@ def _negated(sentence: str, start: int) -> bool:
                           re.IGNORECASE))
 
 
-def _quoted(sentence: str, start: int, end: int) -> bool:
-    """The span sits inside quotes, or in a list of examples ("phrases such as ...")."""
+def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None) -> bool:
+    """The span sits inside quotes, or in a list of examples ("phrases such as ...").
+
+    With ``ctx`` of a security tool (a scanner, an auditor), any item of a list of examples
+    counts: "detects phrases like 'ignore previous instructions', <IMPORTANT> or ...".
+    """
     for q in _QUOTE.finditer(sentence):
         if q.start() <= start and end <= q.end():
             return True
-    return bool(_EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")))
+    if _EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")):
+        return True
+    if ctx is None or not ctx.topic & _SECURITY_TOPICS:
+        return False
+    marks = list(_LIST_MARKER.finditer(sentence, 0, start))
+    return bool(marks) and len(_QUOTE.sub(" ", sentence[marks[-1].end():start]).split()) <= 10
 
 
 def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
@@ -168,8 +189,14 @@ def _gates(lower: str) -> set[str]:
         out.add("path")
     if "_" in lower or "-" in lower:
         out.add("hook")
+    if "@" in lower:
+        out.add("at")
     if "tool" in lower:
         out.add("generic")
+    if lex.USER_DATA.may_match(lower):
+        out.add("user")
+    if lex.SCOPE.may_match(lower):
+        out.add("scope")
     return out
 
 
@@ -225,7 +252,7 @@ def read_text(text: str, ctx: ToolContext,
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
         if "override" in gates:
             for m in lex.OVERRIDE.finditer(sentence, lower):
-                if _quoted(sentence, m.start(), m.end()):
+                if _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 directive = True
                 add("directive.override", "high", offset + m.start(), offset + m.end(),
@@ -273,16 +300,17 @@ def read_text(text: str, ctx: ToolContext,
         if "file" in gates:
             for m in lex.SECRET_FILE.finditer(sentence):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
-                if _negated(sentence, m.start()):
+                if _negated(sentence, m.start()) or _own(words_of(m.group()), ctx):
                     continue
-                if _own(words_of(m.group()), ctx):
+                if ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 add("secret.file", "high", offset + m.start(), offset + m.end(),
                     "names a sensitive file that is not this tool's subject")
                 break
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
         m = lex.READ_PATH.search(sentence) if "path" in gates else None
-        if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS:
+        if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS and not (
+                ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             add("secret.file", "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
@@ -302,7 +330,26 @@ def read_text(text: str, ctx: ToolContext,
                         "high" if transfer or placed else "warning",
                         offset + m.start(), offset + m.end(),
                         "asks for a secret or credential this tool's purpose does not need")
-        # 5. Other tools: siblings are documentation, another server's tool is shadowing.
+        # 5. The user's data or the session (the conversation, what the user shared, their
+        #    name or address): a mention is a warning unless it is the tool's subject; asking
+        #    for it to be passed, put into a parameter or recorded has no honest reading.
+        if "user" in gates and not ctx.topic & lex.USER_DATA_TOPICS:
+            for m in lex.USER_DATA.finditer(sentence, lower):
+                if _negated(sentence, m.start()) or _quoted(sentence, m.start(), m.end()):
+                    continue
+                flow = is_param or transfer or lex.TRANSFER.search(sentence)
+                add("data.user", "high" if flow else "warning", offset + m.start(),
+                    offset + m.end(),
+                    ("asks for" if flow else "refers to") + " the user's data or the "
+                    "conversation, which this tool's purpose does not involve")
+                break
+        if "scope" in gates:
+            for m in lex.SCOPE.finditer(sentence, lower):
+                if not _negated(sentence, m.start()):
+                    add("directive.model", "warning", offset + m.start(), offset + m.end(),
+                        "asks the model to go beyond what the user asked for")
+                    break
+        # 6. Other tools: siblings are documentation, another server's tool is shadowing.
         if g_tools and not ctx.foreign.isdisjoint(lex.TOOL_TOKEN.findall(sentence)):
             for t in lex.TOOL_TOKEN.finditer(sentence):
                 word = t.group()
@@ -321,6 +368,19 @@ def read_text(text: str, ctx: ToolContext,
         if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name:
             add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                 f"hooks onto {m.group(1)!r}, a tool this server does not offer")
+        m = lex.NAMED_TOOL_ANY.search(sentence) if "hook" in gates else None
+        if m and m.group(1) not in ctx.siblings and m.group(1) not in ctx.params and not (
+                _negated(sentence, m.start())):
+            instructs = directive or lex.STRONG.search(sentence) or lex.SHADOW_VERB.search(
+                sentence)
+            add("shadowing.tool", "high" if instructs else "warning", offset + m.start(1),
+                offset + m.end(1), f"speaks of {m.group(1)!r}, a tool this server does not "
+                "offer" + (", with an instruction about it" if instructs else ""))
+        m = lex.RECIPIENT.search(sentence) if "@" in sentence else None
+        if m and not _negated(sentence, m.start()):
+            add("directive.recipient", "high", offset + m.start(), offset + m.end(),
+                "writes a fixed recipient into the tool's text: mail or invites would also go "
+                "there")
         if "generic" in gates:
             m = lex.GENERIC_TOOLS.search(sentence)
             if m and not _negated(sentence, m.start()):
