@@ -23,28 +23,32 @@ def rx(*alternatives: str) -> re.Pattern[str]:
 
 
 # -- what a sentence asks for --------------------------------------------------------------
-# Telling the model to drop its rules or to act behind the user's back: no honest reading.
 class Gated:
     """Patterns that each run only when one of their trigger substrings is present.
 
     One alternation of twenty patterns tries every alternative at every position; a
-    substring test in C first lets most sentences run none of them.
+    substring test in C first lets most sentences run none of them. A rule may carry a tag
+    (``(triggers, pattern, tag)``) that :meth:`tagged` returns with each match.
     """
 
-    def __init__(self, *rules: tuple[tuple[str, ...], str]) -> None:
-        self.rules = [(triggers, re.compile(pattern, re.IGNORECASE))
-                      for triggers, pattern in rules]
+    def __init__(self, *rules: tuple) -> None:
+        self.rules = [(r[0], re.compile(r[1], re.IGNORECASE), r[2] if len(r) > 2 else "")
+                      for r in rules]
 
     def may_match(self, lower: str) -> bool:
         """Whether any pattern could match the lowercased text."""
-        return any(t in lower for triggers, _ in self.rules for t in triggers)
+        return any(t in lower for triggers, _, _ in self.rules for t in triggers)
+
+    def tagged(self, text: str, lower: str) -> list[tuple[str, re.Match[str]]]:
+        """``(tag, match)`` for every pattern's matches in ``text``, by position."""
+        hits = [(tag, m) for triggers, rx, tag in self.rules if any(t in lower for t in triggers)
+                for m in rx.finditer(text)]
+        hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
+        return hits
 
     def finditer(self, text: str, lower: str) -> list[re.Match[str]]:
         """Every pattern's matches in ``text`` (``lower`` is its lowercase), by position."""
-        hits = [m for triggers, rx in self.rules if any(t in lower for t in triggers)
-                for m in rx.finditer(text)]
-        hits.sort(key=lambda m: (m.start(), -m.end()))
-        return hits
+        return [m for _, m in self.tagged(text, lower)]
 
 
 # Telling the model to drop its rules or to act behind the user's back: no honest reading.
@@ -75,7 +79,7 @@ OVERRIDE = Gated(
      r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak"),
     (("not", "n't", "never", "no need"),
      r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
-     r"show|notify|alert|bring\s+(?:this|it)\s+up|ask)\b"),
+     r"show|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask)\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
      r"mentioning)\b"),
     (("keep", "kept"), r"\b(?:keep|kept)\s+(?:this|it|that)\s+(?:secret|hidden|private|"
@@ -109,7 +113,10 @@ FAVOUR = rx(
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 BEYOND = rx(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
-    r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever)\b",
+    r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
+    r"follow(?:ed)?\s+(?:each|every|it|this|that)\s+(?:\w+\s+){0,3}?with|(?:after|following)\s+"
+    r"(?:each|every)|once\s+(?:a|an|the)\s+\w+\s+(?:has|is|was)\s+(?:been\s+)?(?:finished|"
+    r"fetched|done|completed|returned|exported|sent))\b",
     r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
     r"returning|using\s+any)\b",
     r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
@@ -120,7 +127,7 @@ BEYOND = rx(
 # The session itself: the conversation, earlier turns, the system prompt.
 SESSION = rx(
     r"\b(?:conversation|chat(?:\s+history)?|message\s+history|messages?\s+so\s+far|"
-    r"previous\s+(?:answer|response|messages?|replies)|last\s+message|what\s+the\s+user\s+"
+    r"previous\s+(?:answer|messages?|replies)|last\s+message|what\s+the\s+user\s+"
     r"(?:said|wrote)|system\s+prompt|your\s+instructions)\b",
 )
 PERSONAL = rx(
@@ -143,6 +150,8 @@ SECRET_FILE = rx(
     r"docker/config\.json)\b", r"\bkubeconfig\b", r"\bapplication_default_credentials\b",
     r"\bcredentials\.(?:json|csv|db)\b", r"\bservice[\s_-]account[\s_-]key",
     r"\bterraform\.tfstate\b", r"\bsecrets?\.(?:ya?ml|json|env|toml)\b",
+    r"\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b",
+    r"\bdot[\s_-]?(?:env|netrc|npmrc|pypirc|ssh|aws|kube|docker|pgpass)\b",
     # Browser profiles: cookie and password stores.
     r"\b(?:Cookies|Login\s+Data|Local\s+State|key[34]\.db|logins\.json|cookies\.sqlite)\b"
     r"(?:\s+(?:database|db|file|store))?",
@@ -162,6 +171,13 @@ SECRET = rx(
     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
     r"\benvironment\s+variables?\b",
 )
+SECRET_SOURCE = rx(
+    r"\b(?:configured|stored|saved|set|kept|defined)\s+(?:for|in|as|under)\b[^.]{0,60}\b(?:settings|"
+    r"config(?:uration)?|environment|env|keychain|vault|profile|file)\b",
+    r"\b(?:from|in)\s+(?:the\s+|your\s+|this\s+server'?s?\s+)?(?:mcp\s+)?(?:settings|config(?:uration)?"
+    r"|environment|env(?:\s+vars?)?|process\.env|os\.environ|keychain)\b",
+    r"\becho(?:ed)?\s+(?:it\s+|them\s+)?back\b|\bverbatim\b",
+)
 TRANSFER = rx(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
     r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
@@ -178,53 +194,74 @@ _MSGS = (r"(?:messages?|turns?|prompts?|quer(?:y|ies)|questions?|requests?|answe
 USER_DATA = Gated(
     (("conversation", "chat", "dialog", "transcript", "thread"),
      r"\b(?:conversations?|chat(?:\s+(?:history|log|transcript))?|dialog(?:ue)?|transcripts?|"
-     r"(?:e-?mail|message)\s+threads?)\b"),
-    (("previous", "prior", "earlier", "recent", "last", "past"),
-     r"\b(?:previous|prior|earlier|recent|last(?:\s+(?:few|several|\d+))?|past)\s+(?:\w+\s+)?"
-     + _MSGS + r"\b"),
+     r"(?:e-?mail|message)\s+threads?)\b", "session"),
+    (("previous", "prior", "preceding", "earlier", "recent", "last", "past"),
+     r"\b(?:previous|prior|preceding|earlier|recent|last(?:\s+(?:few|several|\d+))?|past)\s+"
+     r"(?:\w+\s+)?"
+     + _MSGS + r"\b", "session"),
     (("user", "they", "person", "human", "customer"),
      r"\b(?:what|everything|anything|things?|whatever)\s+(?:that\s+)?(?:the\s+)?(?:user|they|"
      r"person|human|customer)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+)?(?:said|wrote|written|"
      r"typed|asked|shared|pasted|mentioned|told|opened|uploaded|discussed|working\s+on|did|"
-     r"searched|viewed|visited)\b"),
+     r"searched|viewed|visited)\b", "session"),
     (("so far", "earlier", "previously", "along the way", "during", "session"),
      r"\b(?:mentioned|shared|said|discussed|pasted|opened|typed|seen|provided|exchanged|"
      r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
-     r"during\s+(?:the|this)\s+(?:session|conversation|chat))\b"),
+     r"during\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
     (("during", "throughout", "across"),
-     r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b"),
+     r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("system prompt", "instructions", "context window", "system message"),
      r"\bsystem\s+(?:prompt|message)\b|\byour\s+(?:instructions|context(?:\s+window)?)\b|"
-     r"\bcontext\s+window\b"),
+     r"\bcontext\s+window\b", "session"),
     (("their", "his ", "her "),
      r"\b(?:their|his|her)\s+(?:(?:full|real|legal|own|personal|private|current|exact)\s+)*"
      r"(?:home\s+address|(?:street|postal|e-?mail)\s+address(?:es)?|phone(?:\s+numbers?)?|"
      r"employer|birth\s?(?:day|date)|date\s+of\s+birth|ssn|passport|whereabouts|location|"
-     r"contacts|calendar|home\s*town)\b"),
+     r"contacts|calendar|home\s*town)\b", "personal"),
     (("'s", "’s"),
      r"\b(?:user|person|human|customer|organi[sz]er|requester)(?:'s|s'|’s)\s+"
      r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise)\s+)*"
      r"(?:names?|e-?mails?(?:\s+address(?:es)?)?|(?:street\s+|postal\s+)?address(?:es)?|"
      r"phone(?:\s+numbers?)?|locations?|employer|birth\s?(?:day|date)|ssn|passport|identity|"
      r"contacts?|contact\s+(?:details|list)|calendar|home\s*town|ip(?:\s+address)?|age|income|"
-     r"salary|whereabouts)\b"),
+     r"salary|whereabouts|(?:original\s+|exact\s+|last\s+)?(?:question|query|request|prompt|"
+     r"message|words|input)s?|holdings|portfolio|positions|account\s+(?:numbers?|no\.?)|broker|"
+     r"finances|health|diagnos[ie]s|medications?|medical\s+\w+|credit\s+card|card\s+number|"
+     r"iban)\b", "personal"),
+    (("know", "remember", "learned", "learnt"),
+     r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?(?:you|u|the\s+assistant|the\s+"
+     r"model|the\s+agent)\s+(?:know|knows|remember|remembers|(?:have|has)\s+learn(?:ed|t))\s+"
+     r"about\s+(?:the\s+)?(?:user|them|him|her|the\s+person|the\s+customer)\b", "personal"),
     (("personal", "contact", "names and", "who the", "everyone", "everybody"),
      r"\bpersonal\s+(?:details|information|info|data)\b|\bcontact\s+(?:details|info(?:rmation)?)"
      r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
-     r"\b(?:everyone|everybody)\s+(?:in|on)\s+the\b"),
+     r"\b(?:everyone|everybody)\s+(?:in|on)\s+the\b", "personal"),
     (("other", "open ", "clipboard", "browser", "browsing"),
      r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
      r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
-     r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|"
-     r"documents|windows)\b|\bclipboard\b|\bbrows(?:er|ing)\s+(?:history|tabs|data)\b"),
+     r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bclipboard\b|"
+     r"\bbrows(?:er|ing)\s+(?:history|tabs|data)\b", "resources"),
 )
-# Topics that make the user's data a tool's own subject (a chat exporter, a contacts app).
-USER_DATA_TOPICS = frozenset({
-    "conversation", "conversations", "chat", "chats", "history", "transcript", "message",
-    "messages", "profile", "contact", "contacts", "user", "users", "me", "account", "email",
-    "emails", "mail", "calendar", "clipboard", "browser", "tabs", "crm", "customer",
-    "customers", "person", "people", "thread", "threads", "session", "sessions", "inbox",
-    "meeting", "meetings", "attendees", "memory"})
+# Topics that make each kind of the user's data a tool's own subject: a chat exporter reads
+# the conversation, a contacts app the user's email, a browser tool the open tabs.
+USER_DATA_TOPICS = {
+    "session": frozenset({"conversation", "conversations", "chat", "chats", "history",
+                          "transcript", "message", "messages", "session", "sessions", "thread",
+                          "threads", "memory", "prompt", "prompts"}),
+    "personal": frozenset({"profile", "contact", "contacts", "user", "users", "me", "account",
+                           "accounts", "email", "emails", "mail", "calendar", "crm", "customer",
+                           "customers", "person", "people", "attendees", "meeting", "meetings",
+                           "inbox", "portfolio", "holdings", "health", "patient", "billing"}),
+    "resources": frozenset({"clipboard", "browser", "tabs", "tab", "documents", "files",
+                            "workspace"}),
+}
+# Acting without the user's say: unless negated ("nothing is sent without your consent").
+UNASKED = Gated(
+    (("without",), r"\bwithout\s+(?:(?:being|having\s+been)\s+(?:asked|told|prompted)|"
+     r"(?:the\s+user'?s?\s+|their\s+|any\s+)?(?:confirmation|consent|approval|permission))\b"),
+    (("come to expect", "expect this", "expects this", "by default, also", "automatically also"),
+     r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b"),
+)
 # Going beyond what the user asked for: more repositories, every file, not just the one.
 SCOPE = Gated(
     (("not just", "not only", "beyond", "in addition to", "rather than just"),
@@ -291,7 +328,8 @@ NAMED_TOOL_ANY = re.compile(
 # A fixed recipient written into a tool's text: "add archive@example.net as BCC".
 RECIPIENT = re.compile(
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
-    r"attendees?|forward|added|add)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send)\b[^.]{0,60}"
+    r"attendees?|forward|added|add|share\w*)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send|"
+    r"share\w*|set\s+to)\b[^.]{0,60}"
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
 GENERIC_TOOLS = rx(
     r"\b(?:any|all|every|each)\s+other\s+tools?\b",

@@ -60,7 +60,9 @@ _FAMILIES = (
      frozenset({"conversation", "history", "chat", "message", "transcript"})),
     (frozenset({"prompt", "instructions", "system"}) , frozenset({"prompt", "instruction"})),
     (frozenset({"env", "environment"}),
-     frozenset({"env", "environment", "variable", "dotenv"})),
+     frozenset({"env", "environment", "variable", "dotenv", "launch", "run", "exec", "execute",
+                "spawn", "process", "program", "command", "shell", "container", "deploy",
+                "build", "start", "debug", "debugger"})),
     (frozenset({"profile", "contacts", "location"}),
      frozenset({"profile", "contact", "location", "account", "address"})),
 )
@@ -93,6 +95,30 @@ def _explains(text: str) -> bool:
     return len(words_of(text) - _VAGUE) >= 3
 
 
+# Details of the user's machine: what reconnaissance asks for.
+_RECON = re.compile(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operating\s+system|"
+                    r"installed\s+(?:tools|software|packages|apps|programs)|running\s+processes|"
+                    r"ip\s+address|mac\s+address|shell|home\s+directory|machine\s+(?:name|id)|"
+                    r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b",
+                    re.IGNORECASE)
+_SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic", "diagnose",
+                            "inventory", "sysinfo", "monitor", "process", "shell", "terminal",
+                            "os", "environment", "env", "launch", "exec", "execute", "spawn"})
+
+
+def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
+    """``(path, name, schema)`` for each parameter, nested objects and array items included."""
+    for param, schema in props.items():
+        path = f"{where}{param}"
+        yield path, str(param), schema
+        if depth < 4 and isinstance(schema, Mapping):
+            for child in (schema, schema.get("items")):
+                nested = child.get("properties") if isinstance(child, Mapping) else None
+                if isinstance(nested, Mapping):
+                    yield from _walk(nested, f"{path}.", depth + 1)
+                    break
+
+
 def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
 
@@ -111,7 +137,9 @@ _READ_ONLY_CLAIM = re.compile(
     r"touch(?:es)?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
     r"touch|write|alter|delete)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
     r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written|deleted)\b"
-    r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b|\bnon[\s-]destructive\b|\bsafely\s+(?:shows|reads|lists)\b",
+    r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b|\bnon[\s-]destructive\b"
+    r"|\bsafely\s+(?:shows|reads|lists)\b|\bnothing\s+(?:is|gets)\s+(?:applied|committed|saved|"
+    r"removed|touched)\b|\bdry[\s-]run\s+by\s+default\b|\bonly\s+(?:reads|inspects|previews)\b",
     re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
@@ -130,7 +158,8 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "archive", "cancel", "execute", "exec", "approve", "transfer", "pay",
                      "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
-                     "forward", "apply", "allow"})
+                     "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
+                     "evict", "expire", "discard"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -161,9 +190,20 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     """
     out: list[tuple[str, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
-    for param, schema in props.items():
-        if not isinstance(schema, Mapping) or not _SINK_GATE.search(param) or not _free_text(
-                schema):
+    for path, param, schema in _walk(props):
+        if not isinstance(schema, Mapping):
+            continue
+        text = schema.get("description") if isinstance(schema.get("description"), str) else ""
+        recon = _RECON.findall(text) if text else []
+        if len({r.lower() for r in recon}) >= 2:
+            if said is None:
+                said = {_stem(w) for w in words_of(description, purpose_text)}
+            if not said & _SYSTEM_TOPICS:
+                out.append(("params.sink", "high", f"parameters.{path}", -1, -1,
+                            f"parameter {path!r} asks for details of the user's machine "
+                            f"({', '.join(sorted({r.lower() for r in recon})[:4])})", text))
+                continue
+        if not _SINK_GATE.search(param) or not _free_text(schema):
             continue
         words = words_of(param)
         sensitive = words & _SENSITIVE_SINKS
@@ -175,7 +215,6 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue  # the tool's own text explains it
         sensitive = {w for w in sensitive if not any(
             w in family and said & subject for family, subject in _FAMILIES)}
-        text = schema.get("description") if isinstance(schema.get("description"), str) else ""
         # A free-form map named env or context holds variables, whatever it says it is.
         is_map = schema.get("type") == "object" and not schema.get("properties")
         if text and not _POINTS_AT_SESSION.search(text) and not is_map:
@@ -184,7 +223,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                 continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
-        field = f"parameters.{param}"
+        field = f"parameters.{path}"
         if sensitive:
             out.append(("params.sink", "high", field, -1, -1,
                         f"parameter {param!r} asks for {', '.join(sorted(sensitive))}, which "
@@ -241,10 +280,19 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     return ""
 
 
-def _sends(props: Mapping[str, Any]) -> str:
-    """Why the schema says this tool sends something out ("" when nothing does)."""
+# Parameters whose very name sends something somewhere.
+_SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc", "mirror",
+                    "share", "publish", "notify", "forward", "upload", "exfil"})
+
+
+def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
+    """Why the schema says this tool sends something out ("" when nothing does).
+
+    ``strict``: only parameters named for sending (a webhook, recipients), not those that
+    may merely reach a host (``url``, ``server``).
+    """
     for param, schema in props.items():
-        hit = _stems(words_of(param)) & _NETWORK
+        hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
         if isinstance(schema, Mapping):
@@ -272,11 +320,6 @@ def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str
     return ""
 
 
-# Parameters whose very name sends something somewhere.
-_SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc", "mirror",
-                    "share", "publish", "notify", "forward", "upload", "exfil"})
-
-
 def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     """Why the schema itself says a call changes or sends something ("" when nothing does).
 
@@ -294,8 +337,10 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         if not isinstance(schema, Mapping):
             continue
         default = schema.get("default")
-        if default is True and _stems(named) & _WRITES:
-            return f"flag {param!r} is on by default"
+        text = schema.get("description")
+        flag_words = _stems(named) | (words_of(text) if isinstance(text, str) else set())
+        if default is True and flag_words & _WRITES:
+            return f"flag {param!r} is on by default and says {sorted(flag_words & _WRITES)[0]!r}"
         if isinstance(default, str) and (_LINK.search(default) or _stems(
                 words_of(default)) & _WRITES):
             return f"parameter {param!r} defaults to {default[:60]!r}"
@@ -317,8 +362,19 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any]) -> list[tuple
         why = _acts(tool, props)
         if why:
             out.append(("readOnlyHint", f"annotations say read-only, but {why}"))
-    name_words = _stems(words_of(str(tool.get("name", ""))))
-    if hints.get("destructiveHint") is False and name_words & _DESTROYS:
-        out.append(("destructiveHint", "annotations say not destructive, but its name says "
-                    f"{sorted(name_words & _DESTROYS)[0]!r}"))
+    if hints.get("openWorldHint") is False:
+        why = _sends(props, strict=True)
+        if why:
+            out.append(("openWorldHint", f"annotations say closed world, but {why}"))
+    if hints.get("destructiveHint") is False:
+        name_words = _stems(words_of(str(tool.get("name", ""))))
+        if name_words & _DESTROYS:
+            out.append(("destructiveHint", "annotations say not destructive, but its name says "
+                        f"{sorted(name_words & _DESTROYS)[0]!r}"))
+        for param, schema in props.items():
+            if isinstance(schema, Mapping) and schema.get("default") is True and _stems(
+                    words_of(param)) & _DESTROYS:
+                out.append(("destructiveHint", "annotations say not destructive, but flag "
+                            f"{param!r} is on by default"))
+                break
     return out

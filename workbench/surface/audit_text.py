@@ -101,7 +101,7 @@ _NEGATION = lex.rx(
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
 _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
-_LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)",
+_LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:",
                           re.IGNORECASE)
 # A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
 _SECURITY_TOPICS = frozenset({"scan", "scanner", "audit", "auditor", "detect", "detector",
@@ -197,20 +197,28 @@ def _gates(lower: str) -> set[str]:
         out.add("user")
     if lex.SCOPE.may_match(lower):
         out.add("scope")
+    if lex.UNASKED.may_match(lower):
+        out.add("unasked")
     return out
 
 
 def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
     """A one-word tool name (``fetch``, ``echo``) is a reference only when marked as one.
 
-    Marked: quoted, next to the word "tool", or long enough (10+ letters) not to be an
-    everyday word. ``read_file`` and ``get-env`` always count.
+    Marked: next to the word "tool", quoted right after a verb that calls it ("use
+    `fetch`"), or long enough (10+ letters) not to be an everyday word. A quoted value
+    ("'create', 'update', or 'delete'") is not a tool. ``read_file`` and ``get-env`` always
+    count.
     """
     if re.search(r"[_\-.]|[a-z][A-Z]", name) or len(name) >= 10:
         return True
-    before, after = sentence[max(0, start - 12):start].lower(), sentence[end:end + 6].lower()
-    return (before.endswith(("`", "'", '"')) or "tool" in after or before.rstrip().endswith(
-        ("the", "use", "call", "over", "than")) and "tool" in sentence[end:end + 12].lower())
+    before, after = sentence[max(0, start - 24):start].lower(), sentence[end:end + 6].lower()
+    if "tool" in after:
+        return True
+    quoted = before.endswith(("`", "'", '"'))
+    head = before.rstrip("`'\" ").rstrip()
+    return head.endswith(("use", "call", "run", "invoke", "prefer", "over", "than", "instead of",
+                          "the")) and (quoted or "tool" in sentence[end:end + 12].lower())
 
 
 def _own(words: frozenset[str], ctx: ToolContext) -> bool:
@@ -324,7 +332,10 @@ def read_text(text: str, ctx: ToolContext,
                                sentence[m.end():m.end() + 40])
             if placed and placed.group(1) not in ctx.params:
                 placed = None
-            if not _own(words_of(m.group()), ctx):
+            # Fetched from where the model can reach it (the MCP settings, the environment):
+            # asked for, whatever the tool is about.
+            fetched = transfer and lex.SECRET_SOURCE.search(sentence)
+            if fetched or not _own(words_of(m.group()), ctx):
                 if transfer or placed or is_param:
                     add("secret.request" if transfer or placed else "secret.param",
                         "high" if transfer or placed else "warning",
@@ -333,9 +344,10 @@ def read_text(text: str, ctx: ToolContext,
         # 5. The user's data or the session (the conversation, what the user shared, their
         #    name or address): a mention is a warning unless it is the tool's subject; asking
         #    for it to be passed, put into a parameter or recorded has no honest reading.
-        if "user" in gates and not ctx.topic & lex.USER_DATA_TOPICS:
-            for m in lex.USER_DATA.finditer(sentence, lower):
-                if _negated(sentence, m.start()) or _quoted(sentence, m.start(), m.end()):
+        if "user" in gates:
+            for family, m in lex.USER_DATA.tagged(sentence, lower):
+                if ctx.topic & lex.USER_DATA_TOPICS[family] or _negated(
+                        sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 flow = is_param or transfer or lex.TRANSFER.search(sentence)
                 add("data.user", "high" if flow else "warning", offset + m.start(),
@@ -343,6 +355,14 @@ def read_text(text: str, ctx: ToolContext,
                     ("asks for" if flow else "refers to") + " the user's data or the "
                     "conversation, which this tool's purpose does not involve")
                 break
+        if "unasked" in gates:
+            for m in lex.UNASKED.finditer(sentence, lower):
+                if not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
+                                                                     m.end(), ctx):
+                    directive = True
+                    add("directive.override", "high", offset + m.start(), offset + m.end(),
+                        "tells the model to act without the user's say")
+                    break
         if "scope" in gates:
             for m in lex.SCOPE.finditer(sentence, lower):
                 if not _negated(sentence, m.start()):
@@ -365,7 +385,8 @@ def read_text(text: str, ctx: ToolContext,
                     + (", with an instruction about it" if instructs else ""))
                 break
         m = lex.NAMED_TOOL_HOOK.search(sentence) if "hook" in gates else None
-        if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name:
+        if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name and not (
+                ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                 f"hooks onto {m.group(1)!r}, a tool this server does not offer")
         m = lex.NAMED_TOOL_ANY.search(sentence) if "hook" in gates else None
