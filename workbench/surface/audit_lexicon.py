@@ -65,6 +65,14 @@ OVERRIDE = Gated(
     (("only with",), r"\b(?:respond|reply|answer)\s+only\s+with\b"),
     (("<",), r"<\s*/?\s*(?:important|system|instructions?|secret|admin|hidden|assistant|sys)"
      r"\s*>|<!--"),
+    (("[//]", "[comment]"), r"\[(?://|comment)\]:\s*#"),
+    (('"role"', "'role'", "role:"), r"[\"']?role[\"']?\s*:\s*[\"']?(?:system|developer|admin)\b"),
+    (("disclose", "show", "tell", "reveal", "notify", "visible"),
+     r"\b(?:disclose|show|tell|reveal|notify|visible)_?(?:to_?)?user[\"']?\s*[:=]\s*(?:false|no|0)\b"),
+    (("hidden", "secret"), r"\b(?:must|should|is\s+to)\s+(?:stay|remain|be\s+kept)\s+(?:hidden|"
+     r"secret|private|confidential)\b"),
+    (("ignore", "disregard"), r"\b(?:ignore|disregard)\s+(?:the\s+|what\s+the\s+)?(?:query|request|"
+     r"question|input|prompt|message|words?)?\s*(?:the\s+)?user\b"),
     (("[", "##"), r"\[\[?\s*(?:system|admin|assistant|developer|sys|policy|operator)"
      r"[\w\s.-]*\]\]?|#{2,}\s*(?:system|admin|assistant)\s*#*"),
     (("system", "admin", "operator", "developer"),
@@ -140,7 +148,7 @@ PERSONAL = rx(
 SECRET_FILE = rx(
     r"~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|cursor|npmrc|netrc|pgpass|"
     r"git-credentials|bash_history|zsh_history)\b[\w./-]*",
-    r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b", r"\bdotenv\s+file",
+    r"\bid[_\s-](?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b", r"\bdotenv\s+file",
     r"\b(?:env|\.env)\s+files?\b",
     r"/etc/(?:passwd|shadow|sudoers)\b", r"\bmcp\.json\b", r"\bclaude_desktop_config\b",
     r"\.aws/credentials\b", r"\bwallet\.dat\b", r"\bkeychains?\b",
@@ -174,7 +182,8 @@ SECRET = rx(
 SECRET_SOURCE = rx(
     r"\b(?:configured|stored|saved|set|kept|defined)\s+(?:for|in|as|under)\b[^.]{0,60}\b(?:settings|"
     r"config(?:uration)?|environment|env|keychain|vault|profile|file)\b",
-    r"\b(?:from|in)\s+(?:the\s+|your\s+|this\s+server'?s?\s+)?(?:mcp\s+)?(?:settings|config(?:uration)?"
+    r"\b(?:from|in)\s+(?:the\s+|your\s+|this\s+|its\s+)?(?:server'?s?\s+|mcp\s+|process\s+|shell\s+|"
+    r"system\s+|host\s+|local\s+)?(?:settings|config(?:uration)?"
     r"|environment|env(?:\s+vars?)?|process\.env|os\.environ|keychain)\b",
     r"\becho(?:ed)?\s+(?:it\s+|them\s+)?back\b|\bverbatim\b",
 )
@@ -182,7 +191,8 @@ TRANSFER = rx(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
     r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
     r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|record|save|log|"
-    r"capture|remember|verbatim|goes\s+in(?:to)?|fill|populate|weave|accompan\w+|submit|"
+    r"capture|remember|verbatim|goes\s+in(?:to)?|fill|populate|weave|accompan\w+|submit|grab|"
+    r"drop\s+(?:it|them|this)\s+in(?:to)?|stick|place|insert|take|"
     r"open|look\s+up|holding|containing)\b",
 )
 # What the user or the session holds that a tool's call never needs: the conversation and
@@ -269,6 +279,8 @@ SCOPE = Gated(
      r"(?:one|ones|those|what|files?|repositor(?:y|ies)|items?|results?)\s+(?:that\s+)?"
      r"(?:was\s+|were\s+|is\s+|are\s+|has\s+been\s+)?(?:the\s+user\s+)?(?:asked|requested|"
      r"specified|named|given|provided|mentioned)"),
+    (("along with the", "together with the"),
+     r"\b(?:along|together)\s+with\s+the\s+(?:requested|asked|user'?s)\b"),
     (("every", "all "),
      r"\b(?:every|all)\s+(?:\w+\s+)?(?:found\s+|located\s+)?(?:under|in|on|across)\s+the\s+"
      r"(?:user'?s?|whole|entire)\s+(?:home|machine|computer|disk|drive|system|account)"),
@@ -325,6 +337,15 @@ FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory
 NAMED_TOOL_ANY = re.compile(
     r"\b(?:any|every|all|each|other)\s+[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?\s+"
     r"(?:tools?|calls?|functions?)\b", re.IGNORECASE)
+# A destination written into a tool's text: an e-mail address that is not a placeholder, a
+# wallet address. A tool documents where *its* data goes through parameters.
+FIXED_ADDRESS = re.compile(
+    r"(?<![\w.+-])(?![\w.+-]*@(?:example|test|domain|company|acme)\.)(?!(?:user|you|name|me|"
+    r"someone|email|alice|bob|jane|john|foo)@)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b"
+    r"|\b0x[0-9a-fA-F]{40}\b|\bbc1[a-z0-9]{25,62}\b")
+# What sends something to a fixed destination: a transfer, a trailer, an invite.
+HANDOVER = rx(r"\b(?:transfer|trailer|co-authored-by|signed-off-by|recipients?|attendees?|"
+              r"invite|contribution|tip|donat\w+|payout|cc|bcc)\b")
 # A fixed recipient written into a tool's text: "add archive@example.net as BCC".
 RECIPIENT = re.compile(
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
@@ -353,7 +374,8 @@ GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws",
              "keychain", "private-keys", "dotenv", "env file", "npmrc", "pypirc", "netrc",
              "pgpass", "git-credentials", "kube", "docker/config", "credentials", "tfstate",
              "secret", "cookies", "login data", "local state", "key3.db", "key4.db", "logins.json",
-             "application support", "appdata", "browser", "service account", "service_account")
+             "application support", "appdata", "browser", "service account", "service_account",
+             "ssh", "rsa", "ed25519")
 
 
 GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",

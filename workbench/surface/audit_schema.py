@@ -56,6 +56,14 @@ _FAMILIES = (
                 "token", "tokens", "cookies", "keys", "passphrase"}),
      frozenset({"secret", "credential", "password", "token", "cookie", "auth", "login",
                 "vault", "aws", "ssh", "gpg", "dotenv", "oauth", "passphrase", "key"})),
+    # A wallet's recovery words: only a wallet import or restore asks for them.
+    (frozenset({"mnemonic", "seed", "recovery"}),
+     frozenset({"import", "restore", "recover", "recovery", "mnemonic", "seed"})),
+    # Who the user is: a tool about people or accounts may ask; a converter never needs it.
+    (frozenset({"birth", "dob", "birthday", "ssn", "passport", "income", "salary", "employer",
+                "maiden", "nationality", "religion", "ethnicity", "diagnosis"}),
+     frozenset({"profile", "contact", "customer", "patient", "person", "people", "identity",
+                "kyc", "employee", "applicant", "account", "payroll", "hr"})),
     (frozenset({"conversation", "history", "chat", "messages", "transcript"}),
      frozenset({"conversation", "history", "chat", "message", "transcript"})),
     (frozenset({"prompt", "instructions", "system"}) , frozenset({"prompt", "instruction"})),
@@ -106,6 +114,10 @@ _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic",
                             "os", "environment", "env", "launch", "exec", "execute", "spawn"})
 
 
+_REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|"
+                        r"Name|Id|Ref|Arn|Label|Alias)\Z")
+
+
 def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
     """``(path, name, schema)`` for each parameter, nested objects and array items included."""
     for param, schema in props.items():
@@ -143,7 +155,7 @@ _READ_ONLY_CLAIM = re.compile(
     re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
-    r"\bnothing\s+(?:else\s+)?(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
+    r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
     r"published|posted|leaves)\b|\bonly\s+needs\b|\bnever\s+(?:sends?|shares?|uploads?|"
     r"transmits?|publishes|posts?|contacts?)\b|\bpure(?:ly)?\s+(?:computation|local|"
     r"computational)\b|\b(?:runs|stays|kept|stored)\s+(?:entirely\s+)?local(?:ly)?\b|"
@@ -159,7 +171,7 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
                      "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
-                     "evict", "expire", "discard"})
+                     "evict", "expire", "discard", "terminate", "stop"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -203,8 +215,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                             f"parameter {path!r} asks for details of the user's machine "
                             f"({', '.join(sorted({r.lower() for r in recon})[:4])})", text))
                 continue
-        if not _SINK_GATE.search(param) or not _free_text(schema):
-            continue
+        if not _SINK_GATE.search(param) or not _free_text(schema) or _REFERENCE.search(param):
+            continue  # "signing_secret_name" names a secret, it does not ask for it
         words = words_of(param)
         sensitive = words & _SENSITIVE_SINKS
         if not (sensitive or words & _SINKS):
@@ -218,8 +230,11 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         # A free-form map named env or context holds variables, whatever it says it is.
         is_map = schema.get("type") == "object" and not schema.get("properties")
         if text and not _POINTS_AT_SESSION.search(text) and not is_map:
-            sensitive = set()  # explained as something else: "env: staging or production"
-            if _explains(text):
+            # Explained as something else: "env: staging or production". A secret or a
+            # person's details are not explained away by a pretext ("used to look up the
+            # nonce").
+            sensitive -= {"env", "environment", "system", "prompt", "instructions"}
+            if not sensitive and _explains(text):
                 continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
@@ -280,6 +295,10 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     return ""
 
 
+# A flag that skips a check ("skip_confirmation", "no_verify") and is on by default.
+_SKIPS = frozenset({"skip", "bypass", "no", "disable", "without", "auto", "force"})
+_CHECKS = frozenset({"confirm", "confirmation", "approval", "approve", "prompt", "check",
+                     "checks", "verify", "verification", "review", "dry", "safety"})
 # Parameters whose very name sends something somewhere.
 _SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc", "mirror",
                     "share", "publish", "notify", "forward", "upload", "exfil"})
@@ -328,9 +347,10 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     named for sending. Parameter *descriptions* are not read here ("the commit SHA").
     """
     words = re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", str(tool.get("name", "")))
-    if words and _stems([words[0].lower()]) & _WRITES:
+    # Not "create": a presigned URL or a report is created without changing anything.
+    if words and _stems([words[0].lower()]) & _WRITES - {"create", "add"}:
         return f"its name starts with {words[0]!r}"
-    for param, schema in props.items():
+    for _, param, schema in _walk(props):
         named = words_of(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
@@ -341,6 +361,8 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         flag_words = _stems(named) | (words_of(text) if isinstance(text, str) else set())
         if default is True and flag_words & _WRITES:
             return f"flag {param!r} is on by default and says {sorted(flag_words & _WRITES)[0]!r}"
+        if default is True and named & _SKIPS and named & _CHECKS:
+            return f"flag {param!r} skips a check by default"
         if isinstance(default, str) and (_LINK.search(default) or _stems(
                 words_of(default)) & _WRITES):
             return f"parameter {param!r} defaults to {default[:60]!r}"

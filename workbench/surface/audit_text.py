@@ -189,8 +189,8 @@ def _gates(lower: str) -> set[str]:
         out.add("path")
     if "_" in lower or "-" in lower:
         out.add("hook")
-    if "@" in lower:
-        out.add("at")
+    if "@" in lower or "0x" in lower or "bc1" in lower:
+        out.add("dest")
     if "tool" in lower:
         out.add("generic")
     if lex.USER_DATA.may_match(lower):
@@ -402,6 +402,13 @@ def read_text(text: str, ctx: ToolContext,
             add("directive.recipient", "high", offset + m.start(), offset + m.end(),
                 "writes a fixed recipient into the tool's text: mail or invites would also go "
                 "there")
+        m = lex.FIXED_ADDRESS.search(sentence) if "dest" in gates else None
+        if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
+                                                                   m.end(), ctx) and (
+                lex.TRANSFER.search(sentence) or lex.HANDOVER.search(sentence)):
+            add("directive.recipient", "high", offset + m.start(), offset + m.end(),
+                "writes a fixed destination (an address the user never gave) into the tool's "
+                "text, with something to send or transfer there")
         if "generic" in gates:
             m = lex.GENERIC_TOOLS.search(sentence)
             if m and not _negated(sentence, m.start()):
