@@ -8,8 +8,10 @@ word and substring tests that let most sentences skip a pattern block entirely.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
+from typing import ClassVar
 
-__all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
+__all__ = ["PHRASE_TRIGGERS", "WORD_TRIGGERS", "Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
            "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
            "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
            "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_HOOK", "OVERRIDE", "PERSONAL",
@@ -24,31 +26,37 @@ def rx(*alternatives: str) -> re.Pattern[str]:
 
 # -- what a sentence asks for --------------------------------------------------------------
 class Gated:
-    """Patterns that each run only when one of their trigger substrings is present.
+    """Patterns that each run only when one of their trigger strings is present.
 
-    One alternation of twenty patterns tries every alternative at every position; a
-    substring test in C first lets most sentences run none of them. A rule may carry a tag
-    (``(triggers, pattern, tag)``) that :meth:`tagged` returns with each match.
+    One alternation of twenty patterns tries every alternative at every position; knowing
+    first which trigger strings a text holds lets most sentences run none of them. The
+    triggers present are computed once per text (see :func:`triggers_in`), so a rule's test
+    is one set intersection. A rule may carry a tag (``(triggers, pattern, tag)``) that
+    :meth:`tagged` returns with each match.
     """
 
+    registry: ClassVar[list[Gated]] = []
+
     def __init__(self, *rules: tuple) -> None:
-        self.rules = [(r[0], re.compile(r[1], re.IGNORECASE), r[2] if len(r) > 2 else "")
-                      for r in rules]
+        self.rules = [(frozenset(r[0]), re.compile(r[1], re.IGNORECASE),
+                       r[2] if len(r) > 2 else "") for r in rules]
+        self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
+        Gated.registry.append(self)
 
-    def may_match(self, lower: str) -> bool:
-        """Whether any pattern could match the lowercased text."""
-        return any(t in lower for triggers, _, _ in self.rules for t in triggers)
+    def may_match(self, present: AbstractSet[str]) -> bool:
+        """Whether any pattern could match a text holding the ``present`` triggers."""
+        return not self.triggers.isdisjoint(present)
 
-    def tagged(self, text: str, lower: str) -> list[tuple[str, re.Match[str]]]:
+    def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
         """``(tag, match)`` for every pattern's matches in ``text``, by position."""
-        hits = [(tag, m) for triggers, rx, tag in self.rules if any(t in lower for t in triggers)
+        hits = [(tag, m) for triggers, rx, tag in self.rules if not triggers.isdisjoint(present)
                 for m in rx.finditer(text)]
         hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
         return hits
 
-    def finditer(self, text: str, lower: str) -> list[re.Match[str]]:
-        """Every pattern's matches in ``text`` (``lower`` is its lowercase), by position."""
-        return [m for _, m in self.tagged(text, lower)]
+    def finditer(self, text: str, present: AbstractSet[str]) -> list[re.Match[str]]:
+        """Every pattern's matches in ``text``, by position."""
+        return [m for _, m in self.tagged(text, present)]
 
 
 # Telling the model to drop its rules or to act behind the user's back: no honest reading.
@@ -396,3 +404,11 @@ IMPERATIVE_SET = frozenset(GATE_IMPERATIVE)
 # Path words too common to tie a path to a tool ("git" in git_diff and ~/.git-credentials).
 GENERIC_PATH_WORDS = frozenset({"git", "config", "etc", "json", "dat", "desktop", "private",
                                  "keys", "key", "bash", "zsh", "history", "home", "d", "v1"})
+
+
+# -- the trigger index -------------------------------------------------------------------
+_ALL_TRIGGERS = frozenset().union(*(g.triggers for g in Gated.registry))
+#: Triggers that are one run of letters and digits: found inside a text's words.
+WORD_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if t.isalnum()))
+#: Triggers with spaces or punctuation ("so far", "<", "[//]"): found by substring.
+PHRASE_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if not t.isalnum()))

@@ -147,8 +147,8 @@ def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
 
 
 def _word_gates(word: str) -> frozenset[str]:
-    """The reading blocks one lowercased word can open (see :func:`_gates`)."""
-    out = set()
+    """The reading blocks and pattern triggers one lowercased word holds (see :func:`_gates`)."""
+    out = {t for t in lex.WORD_TRIGGERS if t in word}
     if word in lex.ADDRESS_SET:
         out.add("address")
     if word in lex.IMPERATIVE_SET:
@@ -166,7 +166,8 @@ _WORD_GATES_MAX = 200_000
 
 
 def _gates(lower: str) -> set[str]:
-    """Which reading blocks a (lowercased) text can trigger at all.
+    """Which reading blocks a (lowercased) text can trigger at all, and which triggers of
+    the gated patterns it holds.
 
     A dictionary lookup per distinct word and a few substring tests, so most sentences run
     none of a block's patterns.
@@ -181,6 +182,7 @@ def _gates(lower: str) -> set[str]:
                 memo[word] = gates
         if gates:
             out |= gates
+    out.update(p for p in lex.PHRASE_TRIGGERS if p in lower)
     if "override" not in out and any(p in lower for p in lex.GATE_OVERRIDE_PHRASES):
         out.add("override")
     if any(p in lower for p in lex.GATE_FILE):
@@ -193,12 +195,6 @@ def _gates(lower: str) -> set[str]:
         out.add("dest")
     if "tool" in lower:
         out.add("generic")
-    if lex.USER_DATA.may_match(lower):
-        out.add("user")
-    if lex.SCOPE.may_match(lower):
-        out.add("scope")
-    if lex.UNASKED.may_match(lower):
-        out.add("unasked")
     return out
 
 
@@ -258,8 +254,8 @@ def read_text(text: str, ctx: ToolContext,
             continue
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
-        if "override" in gates:
-            for m in lex.OVERRIDE.finditer(sentence, lower):
+        if "override" in gates or lex.OVERRIDE.may_match(gates):
+            for m in lex.OVERRIDE.finditer(sentence, gates):
                 if _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 directive = True
@@ -344,8 +340,8 @@ def read_text(text: str, ctx: ToolContext,
         # 5. The user's data or the session (the conversation, what the user shared, their
         #    name or address): a mention is a warning unless it is the tool's subject; asking
         #    for it to be passed, put into a parameter or recorded has no honest reading.
-        if "user" in gates:
-            for family, m in lex.USER_DATA.tagged(sentence, lower):
+        if lex.USER_DATA.may_match(gates):
+            for family, m in lex.USER_DATA.tagged(sentence, gates):
                 if ctx.topic & lex.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
@@ -355,16 +351,16 @@ def read_text(text: str, ctx: ToolContext,
                     ("asks for" if flow else "refers to") + " the user's data or the "
                     "conversation, which this tool's purpose does not involve")
                 break
-        if "unasked" in gates:
-            for m in lex.UNASKED.finditer(sentence, lower):
+        if lex.UNASKED.may_match(gates):
+            for m in lex.UNASKED.finditer(sentence, gates):
                 if not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                      m.end(), ctx):
                     directive = True
                     add("directive.override", "high", offset + m.start(), offset + m.end(),
                         "tells the model to act without the user's say")
                     break
-        if "scope" in gates:
-            for m in lex.SCOPE.finditer(sentence, lower):
+        if lex.SCOPE.may_match(gates):
+            for m in lex.SCOPE.finditer(sentence, gates):
                 if not _negated(sentence, m.start()):
                     add("directive.model", "warning", offset + m.start(), offset + m.end(),
                         "asks the model to go beyond what the user asked for")
