@@ -169,6 +169,10 @@ def tool_texts(tool: Mapping[str, Any], deep: bool = False) -> list[tuple[str, s
     texts = []
     if isinstance(tool.get("title"), str) and tool["title"]:
         texts.append(("title", tool["title"]))
+    hints = tool.get("annotations")
+    if deep and isinstance(hints, Mapping) and isinstance(hints.get("title"), str) and hints[
+            "title"]:
+        texts.append(("annotations.title", hints["title"]))
     texts.append(("description", tool.get("description") or ""))
     props = (_schema_of(tool) or {}).get("properties") or {}
     if isinstance(props, Mapping):
@@ -200,6 +204,8 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
                 out.append((f"{field}.{key}", schema[key]))
         for key in ("default", "enum", "examples", "const"):
             values = schema.get(key)
+            if isinstance(values, Mapping):  # an object default: {"Authorization": "..."}
+                values = [f"{k}: {v}" for k, v in values.items()]
             strings = [v for v in (values if isinstance(values, list) else [values])
                        if isinstance(v, str) and v]
             if strings:  # one text per list: a path or a payload can be any one value

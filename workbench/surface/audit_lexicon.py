@@ -11,12 +11,14 @@ import re
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
-__all__ = ["PHRASE_TRIGGERS", "WORD_TRIGGERS", "Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
-           "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
+__all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
+           "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
            "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
-           "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_HOOK", "OVERRIDE", "PERSONAL",
-           "PRIORITY", "READ_PATH", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SESSION",
-           "SESSION_TOPICS", "SHADOW_VERB", "STRONG", "TOOL_TOKEN", "TRANSFER", "rx"]
+           "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
+           "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
+           "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
+           "SESSION_TOPICS", "SHADOW_VERB", "STRONG", "TOOL_TOKEN", "TRANSFER", "UNASKED",
+           "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS", "rx"]
 
 
 def rx(*alternatives: str) -> re.Pattern[str]:
@@ -74,6 +76,19 @@ OVERRIDE = Gated(
     (("<",), r"<\s*/?\s*(?:important|system|instructions?|secret|admin|hidden|assistant|sys)"
      r"\s*>|<!--"),
     (("[//]", "[comment]"), r"\[(?://|comment)\]:\s*#"),
+    (("must not", "should not", "shall not", "will not", "mustn't"),
+     r"\b(?:must|should|shall|will)\s*(?:not|n't)\s+(?:tell|mention|inform|reveal|disclose|show|"
+     r"notify|alert|let\s+(?:the\s+)?user\s+know)\b"),
+    (("asked", "asks"),
+     r"\bif\s+(?:the\s+user\s+|they\s+|anyone\s+)?(?:is\s+|ever\s+)*ask(?:s|ed)?\b[^.]{0,80}?\b(?:say|"
+     r"answer|reply|respond|claim|tell\s+(?:them|the\s+user))\b"),
+    (("admin", "system", "assistant", "developer", "operator"),
+     r"(?-i:\b(?:ADMIN|SYSTEM|ASSISTANT|DEVELOPER|OPERATOR)\s*:)"),
+    (("outrank", "precedence", "overrides the user", "supersedes the user"),
+     r"\b(?:outranks?|takes\s+precedence\s+over|overrides?|supersedes?)\s+(?:the\s+)?(?:user|"
+     r"your\s+instructions|anything\s+the\s+user)\b"),
+    (("#",), r"#{2,}\s*(?:attention|note|important|notice|read\s+me)\b[^#\n]{0,30}\b(?:model|"
+     r"assistant|ai|agent|llm)s?\b"),
     (('"role"', "'role'", "role:"), r"[\"']?role[\"']?\s*:\s*[\"']?(?:system|developer|admin)\b"),
     (("disclose", "show", "tell", "reveal", "notify", "visible"),
      r"\b(?:disclose|show|tell|reveal|notify|visible)_?(?:to_?)?user[\"']?\s*[:=]\s*(?:false|no|0)\b"),
@@ -167,6 +182,9 @@ SECRET_FILE = rx(
     r"\bcredentials\.(?:json|csv|db)\b", r"\bservice[\s_-]account[\s_-]key",
     r"\bterraform\.tfstate\b", r"\bsecrets?\.(?:ya?ml|json|env|toml)\b",
     r"\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b",
+    r"~/\.config/[\w.-]+/(?:hosts|credentials|auth|token|tokens|secrets?)\.(?:json|ya?ml|toml)\b",
+    r"\b(?:settings|config(?:uration)?)\s+file\s+(?:that\s+)?(?:this|the)\s+(?:app|client|"
+    r"host|server|agent)\b",
     r"\bdot[\s_-]?(?:env|netrc|npmrc|pypirc|ssh|aws|kube|docker|pgpass)\b",
     # Browser profiles: cookie and password stores.
     r"\b(?:Cookies|Login\s+Data|Local\s+State|key[34]\.db|logins\.json|cookies\.sqlite)\b"
@@ -186,6 +204,10 @@ SECRET = rx(
     r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",
     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
     r"\benvironment\s+variables?\b",
+    # Paraphrases: "the string you use to sign in".
+    r"\b(?:string|value|code|phrase|words?|thing)\s+(?:that\s+)?(?:you|they|the\s+user|one)\s+"
+    r"(?:use|uses|used)\s+to\s+(?:sign|log)\s*(?:in|on)\b",
+    r"\bsign[\s-]?in\s+(?:string|secret|code|value)\b",
 )
 SECRET_SOURCE = rx(
     r"\b(?:configured|stored|saved|set|kept|defined)\s+(?:for|in|as|under)\b[^.]{0,60}\b(?:settings|"
@@ -194,6 +216,11 @@ SECRET_SOURCE = rx(
     r"system\s+|host\s+|local\s+)?(?:settings|config(?:uration)?"
     r"|environment|env(?:\s+vars?)?|process\.env|os\.environ|keychain)\b",
     r"\becho(?:ed)?\s+(?:it\s+|them\s+)?back\b|\bverbatim\b",
+    # Exposure: the values themselves, whatever the tool is about.
+    r"\bvalues?\s+included\b|\bunredacted\b|\bin\s+full\b|\bevery\s+line\b|\b(?:full|raw|"
+    r"entire)\s+contents?\b",
+    r"\$\{?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\}?|\bprocess\.env\b|"
+    r"\bos\.environ\b",
 )
 TRANSFER = rx(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
@@ -219,17 +246,26 @@ USER_DATA = Gated(
      + _MSGS + r"\b", "session"),
     (("user", "they", "person", "human", "customer"),
      r"\b(?:what|everything|anything|things?|whatever)\s+(?:that\s+)?(?:the\s+)?(?:user|they|"
-     r"person|human|customer)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+)?(?:said|wrote|written|"
+     r"person|human|customer)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+|are\s+|were\s+)?(?:said|"
+     r"wrote|written|"
      r"typed|asked|shared|pasted|mentioned|told|opened|uploaded|discussed|working\s+on|did|"
      r"searched|viewed|visited)\b", "session"),
     (("so far", "earlier", "previously", "along the way", "during", "session"),
      r"\b(?:mentioned|shared|said|discussed|pasted|opened|typed|seen|provided|exchanged|"
      r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
      r"during\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
+    (("discussed", "talked", "said above", "written above", "shared above", "mentioned above",
+      "known from", "learned from", "gathered from"),
+     r"\bwhat\s+(?:was|has\s+been|we|you\s+and\s+the\s+user)\s+(?:discussed|said|talked\s+about|"
+     r"written|shared)\s+(?:above|so\s+far|earlier|before|previously|in\s+(?:this|the)\s+(?:chat|"
+     r"conversation|session))\b|\b(?:discussed|said|written|shared|mentioned)\s+above\b|\b(?:known|"
+     r"learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|conversation|"
+     r"chat)\b", "session"),
     (("during", "throughout", "across"),
      r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("system prompt", "instructions", "context window", "system message"),
-     r"\bsystem\s+(?:prompt|message)\b|\byour\s+(?:instructions|context(?:\s+window)?)\b|"
+     r"\bsystem\s+(?:prompt|message)\b|\byour\s+(?:(?:current|own|full|original)\s+)?"
+     r"(?:instructions|context(?:\s+window)?)\b|"
      r"\bcontext\s+window\b", "session"),
     (("their", "his ", "her "),
      r"\b(?:their|his|her)\s+(?:(?:full|real|legal|own|personal|private|current|exact)\s+)*"
@@ -237,7 +273,8 @@ USER_DATA = Gated(
      r"employer|birth\s?(?:day|date)|date\s+of\s+birth|ssn|passport|whereabouts|location|"
      r"contacts|calendar|home\s*town)\b", "personal"),
     (("'s", "’s"),
-     r"\b(?:user|person|human|customer|organi[sz]er|requester)(?:'s|s'|’s)\s+"
+     r"\b(?:user|person|human|customer|organi[sz]er|requester|author|sender|caller|client|"
+     r"member|employee|patient|individual)(?:'s|s'|’s)\s+"
      r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise)\s+)*"
      r"(?:names?|e-?mails?(?:\s+address(?:es)?)?|(?:street\s+|postal\s+)?address(?:es)?|"
      r"phone(?:\s+numbers?)?|locations?|employer|birth\s?(?:day|date)|ssn|passport|identity|"
@@ -246,6 +283,9 @@ USER_DATA = Gated(
      r"message|words|input)s?|holdings|portfolio|positions|account\s+(?:numbers?|no\.?)|broker|"
      r"finances|health|diagnos[ie]s|medications?|medical\s+\w+|credit\s+card|card\s+number|"
      r"iban)\b", "personal"),
+    (("about the", "about them", "on the user", "on the person"),
+     r"\b(?:know(?:ing)?|context|details?|info(?:rmation)?|everything|anything|facts|notes)\s+"
+     r"(?:about|on)\s+(?:the\s+)?(?:user|person|them|customer|human)\b", "personal"),
     (("know", "remember", "learned", "learnt"),
      r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?(?:you|u|the\s+assistant|the\s+"
      r"model|the\s+agent)\s+(?:know|knows|remember|remembers|(?:have|has)\s+learn(?:ed|t))\s+"
@@ -265,7 +305,8 @@ USER_DATA = Gated(
 USER_DATA_TOPICS = {
     "session": frozenset({"conversation", "conversations", "chat", "chats", "history",
                           "transcript", "message", "messages", "session", "sessions", "thread",
-                          "threads", "memory", "prompt", "prompts"}),
+                          "threads", "memory", "prompt", "prompts", "call", "calls", "meeting",
+                          "meetings", "interview", "minutes", "journal", "diary"}),
     "personal": frozenset({"profile", "contact", "contacts", "user", "users", "me", "account",
                            "accounts", "email", "emails", "mail", "calendar", "crm", "customer",
                            "customers", "person", "people", "attendees", "meeting", "meetings",
@@ -279,6 +320,10 @@ UNASKED = Gated(
      r"(?:the\s+user'?s?\s+|their\s+|any\s+)?(?:confirmation|consent|approval|permission))\b"),
     (("come to expect", "expect this", "expects this", "by default, also", "automatically also"),
      r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b"),
+    (("even when", "even if", "whether or not"),
+     r"\beven\s+(?:when|if)\s+(?:the\s+user|they|nobody|no\s+one)\s+(?:didn'?t|did\s+not|doesn'?t|"
+     r"does\s+not|never|has\s+not|hasn'?t)\s+(?:say|ask|request|mention)|\bwhether\s+or\s+not\s+"
+     r"(?:they|the\s+user)\s+(?:asked|wants?|agreed)"),
 )
 # Going beyond what the user asked for: more repositories, every file, not just the one.
 SCOPE = Gated(
@@ -383,7 +428,7 @@ GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws",
              "pgpass", "git-credentials", "kube", "docker/config", "credentials", "tfstate",
              "secret", "cookies", "login data", "local state", "key3.db", "key4.db", "logins.json",
              "application support", "appdata", "browser", "service account", "service_account",
-             "ssh", "rsa", "ed25519")
+             "ssh", "rsa", "ed25519", "settings file", "config file", "configuration file")
 
 
 GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
@@ -396,7 +441,7 @@ GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "uplo
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
                     "open", "fetch", "store", "keep")
 GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie",
-                "otp", "2fa", "environment", "phrase", "pat")
+                "otp", "2fa", "environment", "phrase", "pat", "sign")
 ADDRESS_SET = frozenset(GATE_ADDRESS)
 IMPERATIVE_SET = frozenset(GATE_IMPERATIVE)
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from workbench.surface.audit_text import sentences, words_of
+from workbench.surface.audit_text import mentions_user_data, sentences, words_of
 
 __all__ = ["check_hints", "check_schema", "phantom_params"]
 
@@ -65,7 +65,8 @@ _FAMILIES = (
      frozenset({"profile", "contact", "customer", "patient", "person", "people", "identity",
                 "kyc", "employee", "applicant", "account", "payroll", "hr"})),
     (frozenset({"conversation", "history", "chat", "messages", "transcript"}),
-     frozenset({"conversation", "history", "chat", "message", "transcript"})),
+     frozenset({"conversation", "history", "chat", "message", "transcript", "thread", "email",
+                "mail", "inbox"})),
     (frozenset({"prompt", "instructions", "system"}) , frozenset({"prompt", "instruction"})),
     (frozenset({"env", "environment"}),
      frozenset({"env", "environment", "variable", "dotenv", "launch", "run", "exec", "execute",
@@ -76,8 +77,6 @@ _FAMILIES = (
 )
 _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 # A parameter text that points at the session or the user: what the model knows, not input.
-_POINTS_AT_SESSION = re.compile(r"\b(?:you|your|user'?s?|so\s+far|mentioned|recent|previous|"
-                                r"everything)\b", re.IGNORECASE)
 _SINK_GATE = re.compile("|".join(sorted(_SINKS | _SENSITIVE_SINKS)), re.IGNORECASE)
 _FREE_TYPES = (None, "string", "object", "array")
 
@@ -94,13 +93,23 @@ _VAGUE = frozenset({"optional", "additional", "extra", "any", "anything", "conte
                     "internal", "use", "used", "only", "better", "improve", "quality"})
 
 
+# A description that solicits anything at all: "paste anything that could help".
+_CATCH_ALL = re.compile(r"\b(?:anything|everything|whatever)\b|\b(?:any|extra|additional)\s+"
+                        r"(?:other\s+)?(?:info|"
+                        r"information|details|context|data)\b|\bthe\s+(?:longer|more)\s+the\s+"
+                        r"better\b|\bin\s+full\b|\bwhy\s+you\b|\byour\s+(?:reasoning|thoughts|"
+                        r"thinking|plan)\b|\bwhere\s+you\s+are\s+running\b|\babout\s+(?:your|"
+                        r"the)\s+(?:environment|machine|host|system|setup|device)\b",
+                        re.IGNORECASE)
+
+
 def _explains(text: str) -> bool:
     """Whether a parameter description says what the value is for.
 
     Three or more words that are not filler: "Logpoint text printed instead of stopping",
     not "Any extra context".
     """
-    return len(words_of(text) - _VAGUE) >= 3
+    return len(words_of(text) - _VAGUE) >= 3 and not _CATCH_ALL.search(text)
 
 
 # Details of the user's machine: what reconnaissance asks for.
@@ -229,7 +238,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             w in family and said & subject for family, subject in _FAMILIES)}
         # A free-form map named env or context holds variables, whatever it says it is.
         is_map = schema.get("type") == "object" and not schema.get("properties")
-        if text and not _POINTS_AT_SESSION.search(text) and not is_map:
+        if text and not mentions_user_data(text) and not is_map:
             # Explained as something else: "env: staging or production". A secret or a
             # person's details are not explained away by a pretext ("used to look up the
             # nonce").

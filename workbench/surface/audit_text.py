@@ -28,7 +28,7 @@ from functools import cached_property
 
 from workbench.surface import audit_lexicon as lex
 
-__all__ = ["ToolContext", "read_text", "sentences", "words_of"]
+__all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
 
 @dataclass(frozen=True)
@@ -166,10 +166,10 @@ _WORD_GATES_MAX = 200_000
 
 
 def _gates(lower: str) -> set[str]:
-    """Which reading blocks a (lowercased) text can trigger at all, and which triggers of
-    the gated patterns it holds.
+    """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
 
-    A dictionary lookup per distinct word and a few substring tests, so most sentences run
+    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_lexicon.
+    Gated`). A dictionary lookup per distinct word and a few substring tests, so most sentences run
     none of a block's patterns.
     """
     out: set[str] = set()
@@ -196,6 +196,22 @@ def _gates(lower: str) -> set[str]:
     if "tool" in lower:
         out.add("generic")
     return out
+
+
+def _exposes(sentence: str) -> bool:
+    """Whether the sentence asks for a secret's value itself.
+
+    "Values included", "from the settings"; not when negated ("never echoed back").
+    """
+    return any(not _negated(sentence, m.start()) for m in lex.SECRET_SOURCE.finditer(sentence))
+
+
+def mentions_user_data(text: str) -> bool:
+    """Whether ``text`` speaks of the user's data or the session (not negated)."""
+    lower = text.lower()
+    gates = _gates(lower)
+    return lex.USER_DATA.may_match(gates) and any(
+        not _negated(text, m.start()) for m in lex.USER_DATA.finditer(text, gates))
 
 
 def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
@@ -304,8 +320,9 @@ def read_text(text: str, ctx: ToolContext,
         if "file" in gates:
             for m in lex.SECRET_FILE.finditer(sentence):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
-                if _negated(sentence, m.start()) or _own(words_of(m.group()), ctx):
-                    continue
+                if _negated(sentence, m.start()) or _own(words_of(m.group()), ctx) and not (
+                        _exposes(sentence)):
+                    continue  # its own subject, unless the values themselves are asked for
                 if ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 add("secret.file", "high", offset + m.start(), offset + m.end(),
@@ -330,11 +347,11 @@ def read_text(text: str, ctx: ToolContext,
                 placed = None
             # Fetched from where the model can reach it (the MCP settings, the environment):
             # asked for, whatever the tool is about.
-            fetched = transfer and lex.SECRET_SOURCE.search(sentence)
+            fetched = (transfer or is_param) and _exposes(sentence)
             if fetched or not _own(words_of(m.group()), ctx):
                 if transfer or placed or is_param:
-                    add("secret.request" if transfer or placed else "secret.param",
-                        "high" if transfer or placed else "warning",
+                    add("secret.request" if transfer or placed or fetched else "secret.param",
+                        "high" if transfer or placed or fetched else "warning",
                         offset + m.start(), offset + m.end(),
                         "asks for a secret or credential this tool's purpose does not need")
         # 5. The user's data or the session (the conversation, what the user shared, their
