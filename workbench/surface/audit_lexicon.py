@@ -43,6 +43,11 @@ class Gated:
         self.rules = [(frozenset(r[0]), re.compile(r[1], re.IGNORECASE),
                        r[2] if len(r) > 2 else "") for r in rules]
         self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
+        # Trigger -> the rules it opens, so a text's rules are found by one set intersection.
+        self._rules_of: dict[str, list[int]] = {}
+        for index, (triggers, _, _) in enumerate(self.rules):
+            for trigger in triggers:
+                self._rules_of.setdefault(trigger, []).append(index)
         Gated.registry.append(self)
 
     def may_match(self, present: AbstractSet[str]) -> bool:
@@ -51,9 +56,13 @@ class Gated:
 
     def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
         """``(tag, match)`` for every pattern's matches in ``text``, by position."""
-        hits = [(tag, m) for triggers, rx, tag in self.rules if not triggers.isdisjoint(present)
-                for m in rx.finditer(text)]
-        hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
+        found = self.triggers & present
+        if not found:
+            return []
+        opened = sorted({i for t in found for i in self._rules_of[t]})
+        hits = [(self.rules[i][2], m) for i in opened for m in self.rules[i][1].finditer(text)]
+        if len(hits) > 1:
+            hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
         return hits
 
     def finditer(self, text: str, present: AbstractSet[str]) -> list[re.Match[str]]:

@@ -146,9 +146,31 @@ def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
     return any(p in sentence for p in ctx.params if len(p) > 1)
 
 
+# Substring triggers (phrases such as "so far", "~/", ".env") are looked for only when
+# their longest run of letters and digits occurs inside one of the text's words: that run
+# must, wherever the phrase occurs. Phrases without such a run are always looked for.
+_PHRASES = frozenset(lex.PHRASE_TRIGGERS) | frozenset(lex.GATE_FILE) | frozenset(
+    lex.GATE_OVERRIDE_PHRASES)
+
+
+def _head(phrase: str) -> str:
+    return max(_WORD.findall(phrase), key=len, default="")
+
+
+_BY_HEAD: dict[str, tuple[str, ...]] = {}
+for _p in sorted(_PHRASES):
+    if _head(_p):
+        _BY_HEAD[_head(_p)] = (*_BY_HEAD.get(_head(_p), ()), _p)
+_HEADS = frozenset(_BY_HEAD)
+_HEADLESS = tuple(sorted(p for p in _PHRASES if not _head(p)))
+_WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
+_FILE_PHRASES = frozenset(lex.GATE_FILE)
+_OVERRIDE_PHRASES = frozenset(lex.GATE_OVERRIDE_PHRASES)
+
+
 def _word_gates(word: str) -> frozenset[str]:
-    """The reading blocks and pattern triggers one lowercased word holds (see :func:`_gates`)."""
-    out = {t for t in lex.WORD_TRIGGERS if t in word}
+    """The reading blocks, pattern triggers and phrase heads one lowercased word holds."""
+    out = {t for t in _WORD_TOKENS if t in word}
     if word in lex.ADDRESS_SET:
         out.add("address")
     if word in lex.IMPERATIVE_SET:
@@ -169,8 +191,8 @@ def _gates(lower: str) -> set[str]:
     """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
 
     The triggers are those of the gated patterns (:class:`~workbench.surface.audit_lexicon.
-    Gated`). A dictionary lookup per distinct word and a few substring tests, so most sentences run
-    none of a block's patterns.
+    Gated`). A dictionary lookup per distinct word and a few substring tests, so most
+    sentences run none of a block's patterns.
     """
     out: set[str] = set()
     memo = _WORD_GATES
@@ -182,10 +204,12 @@ def _gates(lower: str) -> set[str]:
                 memo[word] = gates
         if gates:
             out |= gates
-    out.update(p for p in lex.PHRASE_TRIGGERS if p in lower)
-    if "override" not in out and any(p in lower for p in lex.GATE_OVERRIDE_PHRASES):
+    for head in out & _HEADS:
+        out.update(p for p in _BY_HEAD[head] if p in lower)
+    out.update(p for p in _HEADLESS if p in lower)
+    if not out.isdisjoint(_OVERRIDE_PHRASES):
         out.add("override")
-    if any(p in lower for p in lex.GATE_FILE):
+    if not out.isdisjoint(_FILE_PHRASES):
         out.add("file")
     if "/" in lower or "\\" in lower:
         out.add("path")
