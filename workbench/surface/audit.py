@@ -348,7 +348,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             add(code, severity, field, excerpt(plain, start, end), reason,
                 *((start, end) if plain == text else (-1, -1)))
     for code, severity, field, start, end, reason, text in check_schema(
-            tool, description, props, f"{name} {title}"):
+            tool, description, props, f"{name} {title}", mine):
         evidence = excerpt(text, start, end) if start >= 0 else visible(text)[:200]
         add(code, severity, field, evidence, reason, start, end)
     return out

@@ -119,7 +119,12 @@ OVERRIDE = Gated(
      r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak"),
     (("not", "n't", "never", "no need"),
      r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
-     r"show|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask)\b"),
+     r"show|display|print|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask)\b"),
+    (("message from", "maintenance mode", "failure to comply", "will be suspended",
+      "will suspend"),
+     r"\bmessage\s+from\s+(?:the\s+)?(?:model\s+provider|anthropic|openai|safety\s+team|system|"
+     r"administrator|admin|platform|security\s+team)|\bmaintenance\s+mode\b|\bfailure\s+to\s+"
+     r"comply\b|\b(?:will\s+be|will)\s+suspend(?:ed)?\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
      r"mentioning)\b"),
     (("keep", "kept"), r"\b(?:keep|kept)\s+(?:this|it|that)\s+(?:secret|hidden|private|"
@@ -149,6 +154,9 @@ FAVOUR = rx(
     r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b",
     r"\b(?:is|are)\s+expected\s+to\b",
     r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b",
+    r"\b(?:considered|deemed)\s+(?:good\s+|proper\s+)?(?:etiquette|practice|courtesy|polite|"
+    r"customary)\b|\b(?:users|people|teams)\s+(?:generally\s+|usually\s+)?(?:appreciate|expect|"
+    r"prefer|like)\b",
 )
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 BEYOND = rx(
@@ -157,6 +165,8 @@ BEYOND = rx(
     r"follow(?:ed)?\s+(?:each|every|it|this|that)\s+(?:\w+\s+){0,3}?with|(?:after|following)\s+"
     r"(?:each|every)|once\s+(?:a|an|the)\s+\w+\s+(?:has|is|was)\s+(?:been\s+)?(?:finished|"
     r"fetched|done|completed|returned|exported|sent))\b",
+    r"\bwhen\s+(?:the\s+)?results?\s+(?:come|comes|are)\s+back\b|\bon\s+(?:the\s+user'?s|their)\s+"
+    r"behalf\b|\bbefore\s+calling\s+this\b",
     r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
     r"returning|using\s+any)\b",
     r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
@@ -191,13 +201,16 @@ SECRET_FILE = rx(
     r"\bcredentials\.(?:json|csv|db)\b", r"\bservice[\s_-]account[\s_-]key",
     r"\bterraform\.tfstate\b", r"\bsecrets?\.(?:ya?ml|json|env|toml)\b",
     r"\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b",
+    r"(?:^|[\s'\"`(/*])\.pem\b|\b[\w-]+\.pem\b",
     r"~/\.config/[\w.-]+/(?:hosts|credentials|auth|token|tokens|secrets?)\.(?:json|ya?ml|toml)\b",
     r"\b(?:settings|config(?:uration)?)\s+file\s+(?:that\s+)?(?:this|the)\s+(?:app|client|"
     r"host|server|agent)\b",
     r"\bdot[\s_-]?(?:env|netrc|npmrc|pypirc|ssh|aws|kube|docker|pgpass)\b",
     # Browser profiles: cookie and password stores.
-    r"\b(?:Cookies|Login\s+Data|Local\s+State|key[34]\.db|logins\.json|cookies\.sqlite)\b"
-    r"(?:\s+(?:database|db|file|store))?",
+    # The browser's own stores: "Chrome's Cookies database", not "the site's cookies".
+    r"(?-i:\b(?:Cookies|Login\s+Data|Local\s+State|Web\s+Data))\s+(?:database|db|file|store)\b",
+    r"/(?:Cookies|Login\s+Data|Local\s+State)\b|\bkey[34]\.db\b|\blogins\.json\b|"
+    r"\bcookies\.sqlite\b",
     r"\bApplication\s+Support/(?:Google/Chrome|BraveSoftware|Firefox|Microsoft\s+Edge)",
     r"\bAppData[/\\](?:Local|Roaming)[/\\](?:Google|Mozilla|Microsoft)",
     r"\bbrowser(?:'s)?\s+(?:cookies|cookie\s+(?:jar|store|database)|saved\s+passwords)",
@@ -212,6 +225,7 @@ SECRET = rx(
     # "your GitHub token", "an OpenAI key"; not a sentence's first word ("Object key; ...").
     r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",
     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
+    r"(?-i:(?<![A-Za-z0-9])_(?:TOKEN|KEY|SECRET|PASSWORD|PAT)\b)",
     r"\benvironment\s+variables?\b",
     # Paraphrases: "the string you use to sign in".
     r"\b(?:string|value|code|phrase|words?|thing)\s+(?:that\s+)?(?:you|they|the\s+user|one)\s+"
@@ -225,6 +239,7 @@ SECRET_SOURCE = rx(
     r"system\s+|host\s+|local\s+)?(?:settings|config(?:uration)?"
     r"|environment|env(?:\s+vars?)?|process\.env|os\.environ|keychain)\b",
     r"\becho(?:ed)?\s+(?:it\s+|them\s+)?back\b|\bverbatim\b",
+    r"\b(?:your|the)\s+next\s+(?:call|request|tool\s+call)\b",
     # Exposure: the values themselves, whatever the tool is about.
     r"\bvalues?\s+included\b|\bunredacted\b|\bin\s+full\b|\bevery\s+line\b|\b(?:full|raw|"
     r"entire)\s+contents?\b",
@@ -262,14 +277,18 @@ USER_DATA = Gated(
     (("so far", "earlier", "previously", "along the way", "during", "session"),
      r"\b(?:mentioned|shared|said|discussed|pasted|opened|typed|seen|provided|exchanged|"
      r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
-     r"during\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
-    (("discussed", "talked", "said above", "written above", "shared above", "mentioned above",
-      "known from", "learned from", "gathered from"),
+     r"(?:during|in)\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
+    (("discussed", "talked", "elsewhere", "said above", "written above", "shared above",
+      "mentioned above", "known from", "learned from", "gathered from"),
      r"\bwhat\s+(?:was|has\s+been|we|you\s+and\s+the\s+user)\s+(?:discussed|said|talked\s+about|"
-     r"written|shared)\s+(?:above|so\s+far|earlier|before|previously|in\s+(?:this|the)\s+(?:chat|"
-     r"conversation|session))\b|\b(?:discussed|said|written|shared|mentioned)\s+above\b|\b(?:known|"
+     r"written|shared)\s+(?:above|so\s+far|earlier|before|previously|elsewhere|in\s+(?:this|the)\s+"
+     r"(?:chat|conversation|session))\b|\b(?:discussed|said|mentioned|shared)\s+elsewhere\s+in\s+"
+     r"the\s+(?:chat|conversation|session)\b|\b(?:discussed|said|written|shared|mentioned)\s+above\b|\b(?:known|"
      r"learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|conversation|"
      r"chat)\b", "session"),
+    (("so far", "summary of the", "recap of the"),
+     r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b|\b(?:summary|recap|digest)\s+of\s+"
+     r"(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("during", "throughout", "across"),
      r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("system prompt", "instructions", "context window", "system message"),
@@ -299,10 +318,11 @@ USER_DATA = Gated(
      r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?(?:you|u|the\s+assistant|the\s+"
      r"model|the\s+agent)\s+(?:know|knows|remember|remembers|(?:have|has)\s+learn(?:ed|t))\s+"
      r"about\s+(?:the\s+)?(?:user|them|him|her|the\s+person|the\s+customer)\b", "personal"),
-    (("personal", "contact", "names and", "who the", "everyone", "everybody"),
+    (("personal", "contact", "names and", "who the", "everyone", "everybody", "participants"),
      r"\bpersonal\s+(?:details|information|info|data)\b|\bcontact\s+(?:details|info(?:rmation)?)"
      r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
-     r"\b(?:everyone|everybody)\s+(?:in|on)\s+the\b", "personal"),
+     r"\b(?:names?|e-?mails?|details|contacts?|addresses)\s+of\s+(?:everyone|everybody|all\s+"
+     r"(?:the\s+)?participants)\b", "personal"),
     (("other", "open ", "clipboard", "browser", "browsing"),
      r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
      r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
@@ -314,8 +334,8 @@ USER_DATA = Gated(
 USER_DATA_TOPICS = {
     "session": frozenset({"conversation", "conversations", "chat", "chats", "history",
                           "transcript", "message", "messages", "session", "sessions", "thread",
-                          "threads", "memory", "prompt", "prompts", "call", "calls", "meeting",
-                          "meetings", "interview", "minutes", "journal", "diary"}),
+                          "threads", "memory", "prompt", "prompts", "meeting", "meetings",
+                          "interview", "minutes", "journal", "diary"}),
     "personal": frozenset({"profile", "contact", "contacts", "user", "users", "me", "account",
                            "accounts", "email", "emails", "mail", "calendar", "crm", "customer",
                            "customers", "person", "people", "attendees", "meeting", "meetings",
@@ -327,8 +347,9 @@ USER_DATA_TOPICS = {
 UNASKED = Gated(
     (("without",), r"\bwithout\s+(?:(?:being|having\s+been)\s+(?:asked|told|prompted)|"
      r"(?:the\s+user'?s?\s+|their\s+|any\s+)?(?:confirmation|consent|approval|permission))\b"),
-    (("come to expect", "expect this", "expects this", "by default, also", "automatically also"),
-     r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b"),
+    (("come to expect", "expect this", "expects this", "not being asked", "not asking"),
+     r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b|\bnot\s+being\s+"
+     r"asked\b|\bappreciate\s+not\s+(?:being\s+)?ask"),
     (("even when", "even if", "whether or not"),
      r"\beven\s+(?:when|if)\s+(?:the\s+user|they|nobody|no\s+one)\s+(?:didn'?t|did\s+not|doesn'?t|"
      r"does\s+not|never|has\s+not|hasn'?t)\s+(?:say|ask|request|mention)|\bwhether\s+or\s+not\s+"
@@ -341,6 +362,9 @@ SCOPE = Gated(
      r"(?:one|ones|those|what|files?|repositor(?:y|ies)|items?|results?)\s+(?:that\s+)?"
      r"(?:was\s+|were\s+|is\s+|are\s+|has\s+been\s+)?(?:the\s+user\s+)?(?:asked|requested|"
      r"specified|named|given|provided|mentioned)"),
+    (("whatever the", "everything in the user", "everything in their"),
+     r"\bwhatever\s+the\s+(?:question|request|task|user\s+asked)\s+(?:was|is)\s+about\b|"
+     r"\beverything\s+in\s+(?:the\s+user'?s|their)\b"),
     (("along with the", "together with the"),
      r"\b(?:along|together)\s+with\s+the\s+(?:requested|asked|user'?s)\b"),
     (("every", "all "),
@@ -444,7 +468,8 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
                  "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
                  "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
-                 "appreciate", "prefer", "helps", "courtesy")
+                 "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
+                 "deemed", "users", "teams", "people")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

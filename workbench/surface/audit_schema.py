@@ -64,7 +64,7 @@ _FAMILIES = (
                 "maiden", "nationality", "religion", "ethnicity", "diagnosis"}),
      frozenset({"profile", "contact", "customer", "patient", "person", "people", "identity",
                 "kyc", "employee", "applicant", "account", "payroll", "hr"})),
-    (frozenset({"conversation", "history", "chat", "messages", "transcript"}),
+    (_CONVERSATION := frozenset({"conversation", "history", "chat", "messages", "transcript"}),
      frozenset({"conversation", "history", "chat", "message", "transcript", "thread", "email",
                 "mail", "inbox"})),
     (frozenset({"prompt", "instructions", "system"}) , frozenset({"prompt", "instruction"})),
@@ -103,6 +103,26 @@ _CATCH_ALL = re.compile(r"\b(?:anything|everything|whatever)\b|\b(?:any|extra|ad
                         re.IGNORECASE)
 
 
+# Sinks that are a record's own fields when the tool writes one (a timesheet's comment).
+_RECORD_FIELDS = frozenset({"note", "notes", "comment", "comments", "memo", "remarks",
+                            "feedback", "summary", "details"})
+_RECORDS = frozenset({"log", "record", "create", "add", "post", "submit", "save", "write",
+                      "update", "set", "send", "file", "report", "book", "schedule", "append",
+                      "insert", "upsert", "edit", "track", "register", "store"})
+
+
+def _records(tool: Mapping[str, Any]) -> bool:
+    """Whether the tool writes a record.
+
+    Its name starts with a writing verb and its hints do not say read-only.
+    """
+    hints = tool.get("annotations")
+    if isinstance(hints, Mapping) and hints.get("readOnlyHint") is True:
+        return False
+    first = re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", str(tool.get("name", "")))[0].lower()
+    return first in _RECORDS
+
+
 def _explains(text: str) -> bool:
     """Whether a parameter description says what the value is for.
 
@@ -123,8 +143,12 @@ _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic",
                             "os", "environment", "env", "launch", "exec", "execute", "spawn"})
 
 
-_REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|"
-                        r"Name|Id|Ref|Arn|Label|Alias)\Z")
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]")
+_REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|"
+                        r"types|kind|pattern|scope|scopes|expiry|status|state|count|length|"
+                        r"Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status)\Z|"
+                        r"\A(?:next|page|continuation|pagination|cursor|resume|sync)[_-]?"
+                        r"(?:token|Token)")
 
 
 def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
@@ -154,14 +178,20 @@ def _free_text(schema: Mapping[str, Any]) -> bool:
 
 
 _READ_ONLY_CLAIM = re.compile(
-    r"\bread[\s-]?only\b|\bnever\s+(?:changes?|modif(?:y|ies)|writes?|deletes?|alters?|"
+    r"\bread[\s-]?only\b|\bnever\s+(?:changes?|modif(?:y|ies)|writes?|alters?|"
     r"touch(?:es)?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
-    r"touch|write|alter|delete)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
-    r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written|deleted)\b"
-    r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b|\bnon[\s-]destructive\b"
+    r"touch|write|alter)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
+    r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written)\b"
+    r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b"
     r"|\bsafely\s+(?:shows|reads|lists)\b|\bnothing\s+(?:is|gets)\s+(?:applied|committed|saved|"
-    r"removed|touched)\b|\bdry[\s-]run\s+by\s+default\b|\bonly\s+(?:reads|inspects|previews)\b",
+    r"removed|touched)\b|\bdry[\s-]run\s+by\s+default\b|\bonly\s+(?:reads|inspects|previews)\b"
+    r"|\bpreview[\s-]only\b",
     re.IGNORECASE)
+# "Never deletes anything": a narrower claim, contradicted only by what takes away.
+_NO_DELETE_CLAIM = re.compile(
+    r"\bnever\s+(?:deletes?|removes?|destroys?|erases?)\b|\b(?:does\s+not|doesn't|do\s+not|"
+    r"will\s+not|won't|cannot|can't)\s+(?:delete|remove|destroy|erase)\b|\bnothing\s+(?:is|gets)"
+    r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b", re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
@@ -180,7 +210,8 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
                      "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
-                     "evict", "expire", "discard", "terminate", "stop"})
+                     "evict", "expire", "discard", "terminate", "stop",
+                     "autocommit", "autosave", "autopush", "autodelete", "autoapprove"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -204,10 +235,13 @@ def _stems(words: Iterable[str]) -> set[str]:
 
 
 def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, Any],
-                 purpose_text: str) -> list[tuple[str, str, str, int, int, str, str]]:
+                 purpose_text: str, siblings: frozenset[str] = frozenset(),
+                 ) -> list[tuple[str, str, str, int, int, str, str]]:
     """Cross-check one tool: ``(code, severity, field, start, end, reason, text)`` each.
 
     ``purpose_text`` is the tool's name and title: what the tool says it is for.
+    ``siblings`` are the names of the server's other tools: a claim in a sentence that names
+    one ("prefer query, which runs read-only") is about that tool, not this one.
     """
     out: list[tuple[str, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
@@ -232,10 +266,19 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue
         if said is None:
             said = {_stem(w) for w in words_of(description, purpose_text)}
-        if {_stem(w) for w in words} & said:
-            continue  # the tool's own text explains it
+        own = {_stem(w) for w in words}
+        # Named in the tool's text explains a plain sink, unless that text solicits anything
+        # ("use `notes` for anything else you know"). A sensitive one needs a subject that
+        # is not the parameter's own name ("Supply full_history" explains nothing).
+        if own & said and not sensitive and not _CATCH_ALL.search(description):
+            continue
+        # The conversation is not explained by naming the parameter ("Supply full_history
+        # for consistency"): it needs a subject of its own (a chat exporter, a thread).
         sensitive = {w for w in sensitive if not any(
-            w in family and said & subject for family, subject in _FAMILIES)}
+            w in family and (said - own if family is _CONVERSATION else said) & subject
+            for family, subject in _FAMILIES)}
+        if not sensitive and own & said and not words & _SINKS:
+            continue
         # A free-form map named env or context holds variables, whatever it says it is.
         is_map = schema.get("type") == "object" and not schema.get("properties")
         if text and not mentions_user_data(text) and not is_map:
@@ -247,6 +290,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                 continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
+        if not sensitive and words <= _RECORD_FIELDS and _records(tool):
+            continue  # "comment" on a tool that writes a record is part of the record
         field = f"parameters.{path}"
         if sensitive:
             out.append(("params.sink", "high", field, -1, -1,
@@ -256,8 +301,19 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             out.append(("params.sink", "warning", field, -1, -1,
                         f"free-text parameter {param!r} that the description never explains: "
                         "a place to drop data", text or param))
-    claims = _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
+    claims = _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(
+        description) or _NO_DELETE_CLAIM.search(description)
+    others = siblings - {tool.get("name")}
     for offset, sentence in sentences(description) if claims else ():
+        if others and not others.isdisjoint(_NAME_TOKEN.findall(sentence)):
+            continue
+        m = _NO_DELETE_CLAIM.search(sentence)
+        if m:
+            why = _destroys(tool, props)
+            if why:
+                out.append(("schema.contradiction", "warning", "description",
+                            offset + m.start(), offset + m.end(),
+                            f"claims to delete nothing, but {why}", description))
         m = _READ_ONLY_CLAIM.search(sentence)
         if m:
             why = _writes(tool, props)
@@ -313,6 +369,10 @@ _SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc
                     "share", "publish", "notify", "forward", "upload", "exfil"})
 
 
+_SENDING_FLAGS = frozenset({"send", "publish", "share", "notify", "upload", "post", "email",
+                            "sync", "forward", "broadcast"})
+
+
 def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
     """Why the schema says this tool sends something out ("" when nothing does).
 
@@ -323,6 +383,9 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
         hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
+        if isinstance(schema, Mapping) and schema.get("default") is True and words_of(
+                param) & _SENDING_FLAGS:
+            return f"flag {param!r} is on by default"
         if isinstance(schema, Mapping):
             values = [schema.get("default"), *(schema.get("enum") or [])] if isinstance(
                 schema.get("enum") or [], list) else [schema.get("default")]
@@ -332,16 +395,29 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
     return ""
 
 
+def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+    """Why the schema says this tool deletes something ("" when nothing does)."""
+    hit = _stems(words_of(str(tool.get("name", "")))) & _DESTROYS
+    if hit:
+        return f"its name says {sorted(hit)[0]!r}"
+    for path, param, schema in _walk(props):
+        default = schema.get("default") if isinstance(schema, Mapping) else None
+        hit = _stems(words_of(param)) & _DESTROYS
+        if hit and default is not False:
+            return f"parameter {path!r} says {sorted(hit)[0]!r}"
+        hit = _stems(words_of(default)) & _DESTROYS if isinstance(default, str) else set()
+        if hit:
+            return f"parameter {path!r} defaults to {default!r}"
+    hints = tool.get("annotations") or {}
+    if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
+        return "its annotations say destructive"
+    return ""
+
+
 def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str) -> str:
     why = _sends(props)
     if why:
         return why
-    schema = tool.get("inputSchema") or {}
-    required = schema.get("required") if isinstance(schema, Mapping) else None
-    said = {_stem(w) for w in words_of(description)}
-    for param in required or ():
-        if isinstance(param, str) and not {_stem(w) for w in words_of(param)} & said:
-            return f"required parameter {param!r} is never explained"
     hints = tool.get("annotations") or {}
     if isinstance(hints, Mapping) and hints.get("openWorldHint") is True:
         return "its annotations say open world"

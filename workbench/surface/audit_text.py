@@ -56,12 +56,22 @@ class ToolContext:
         return words_of(self.name, _PATHS.sub(" ", self.title))
 
     @cached_property
+    def path_words(self) -> frozenset[str]:
+        """Words of the parameters that take a path, a file or a directory."""
+        return words_of(*(p for p in self.params if _PATHISH.search(p)))
+
+    @cached_property
     def purpose(self) -> frozenset[str]:
         """The topic plus the words of the parameter names."""
         return self.topic | words_of(*self.params)
 
 
-_PATHS = re.compile(r"\S*[/~\\]\S*")
+_PATHISH = re.compile(r"(?i:path|file|dir|folder|location)")
+# Asking for what is in a file, not where it is.
+_CONTENTS = re.compile(r"\b(?:contents?\s+of|base64|text\s+of|bytes\s+of|output\s+of|cat\s+|"
+                       r"the\s+(?:full|whole|entire)\s+file|paste|snapshot)", re.IGNORECASE)
+# Paths, dotfiles and asides in a title are content, not purpose.
+_PATHS = re.compile(r"\S*[/~\\]\S*|(?<![\w.])\.\w[\w.-]*|\([^)]*\)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -101,6 +111,14 @@ _NEGATION = lex.rx(
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
 _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
+_AVOIDED = re.compile(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
+                      r"this|that|these|those)\b", re.IGNORECASE)
+# A sentence that says what the tool does, in the third person ("Reads a ... file").
+_DESCRIBES = re.compile(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists|returns|"
+                        r"shows|displays|validates|formats|lints|scans|checks|edits|writes|"
+                        r"updates|creates)\b", re.IGNORECASE)
+_CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration", "env",
+                            "dotenv", "settings", "read"})
 _LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:",
                           re.IGNORECASE)
 # A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
@@ -118,9 +136,12 @@ def _negated(sentence: str, start: int) -> bool:
     if _NEGATION.search(head[cut:]):
         return True
     tail = sentence[start:]
+    if _AVOIDED.search(tail):
+        return True  # "commands like `cat .env` would print secrets: avoid them"
     stop = _CLAUSE_BREAK.search(tail, 1)
     return bool(re.search(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
-                          r"block|deni|ignor)", tail[:stop.start() if stop else None],
+                          r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)",
+                          tail[:stop.start() if stop else None],
                           re.IGNORECASE))
 
 
@@ -138,7 +159,9 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
     if ctx is None or not ctx.topic & _SECURITY_TOPICS:
         return False
     marks = list(_LIST_MARKER.finditer(sentence, 0, start))
-    return bool(marks) and len(_QUOTE.sub(" ", sentence[marks[-1].end():start]).split()) <= 10
+    if not marks:
+        return False
+    return len(_WORD.findall(_QUOTE.sub(" ", sentence[marks[-1].end():start]).lower())) <= 14
 
 
 def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
@@ -257,16 +280,25 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
                           "the")) and (quoted or "tool" in sentence[end:end + 12].lower())
 
 
-def _own(words: frozenset[str], ctx: ToolContext) -> bool:
+def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
+         file: bool = False) -> bool:
     """Whether a secret or path is the tool's own subject.
 
-    It is when it shares a word with the tool's name, title or parameters (``dotenv`` and
-    ``.env``), or when the tool is about secrets.
+    It is when the tool is about secrets, or when the thing shares a word with the tool's
+    name or title (``dotenv`` and ``.env``), or with a parameter that takes a *path* to it
+    (``ssh_key_path``). For a ``file``, a parameter that asks for its *contents*
+    (``env_snapshot``, "contents of the .env file", "base64 of ...") does not make it the
+    tool's subject; for a secret, any parameter named for it does (``password``).
     """
     if ctx.topic & lex.SECRET_PURPOSE:
         return True
-    return any(w in p or p in w for w in words - lex.GENERIC_PATH_WORDS if len(w) > 2
-               for p in ctx.purpose if len(p) > 2)
+    words = frozenset(w for w in words - lex.GENERIC_PATH_WORDS if len(w) > 2)
+    if any(w in p or p in w for w in words for p in ctx.topic if len(p) > 2):
+        return True
+    if file and _CONTENTS.search(sentence):
+        return False
+    near = ctx.path_words if file else ctx.purpose
+    return any(w in p or p in w for w in words for p in near if len(p) > 2)
 
 
 def read_text(text: str, ctx: ToolContext,
@@ -344,10 +376,15 @@ def read_text(text: str, ctx: ToolContext,
         if "file" in gates:
             for m in lex.SECRET_FILE.finditer(sentence):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
-                if _negated(sentence, m.start()) or _own(words_of(m.group()), ctx) and not (
-                        _exposes(sentence)):
+                if _negated(sentence, m.start()) or _own(
+                        words_of(m.group()), ctx, sentence, file=True) and not _exposes(sentence):
                     continue  # its own subject, unless the values themselves are asked for
                 if ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
+                    continue
+                # A file tool saying what it reads ("Reads a YAML, TOML or .env config file")
+                # documents itself; asking the model for it would address or instruct it.
+                if (not index and not is_param and ctx.topic & _CONFIG_TOPICS
+                        and _DESCRIBES.match(sentence) and not (address or beyond)):
                     continue
                 add("secret.file", "high", offset + m.start(), offset + m.end(),
                     "names a sensitive file that is not this tool's subject")
@@ -372,7 +409,7 @@ def read_text(text: str, ctx: ToolContext,
             # Fetched from where the model can reach it (the MCP settings, the environment):
             # asked for, whatever the tool is about.
             fetched = (transfer or is_param) and _exposes(sentence)
-            if fetched or not _own(words_of(m.group()), ctx):
+            if fetched or not _own(words_of(m.group()), ctx, sentence):
                 if transfer or placed or is_param:
                     add("secret.request" if transfer or placed or fetched else "secret.param",
                         "high" if transfer or placed or fetched else "warning",
