@@ -187,33 +187,41 @@ PERSONAL = rx(
     r"\bwhat\s+the\s+(?:user|person|human)\s+(?:is|was|has|had)\b",
     r"\b(?:their|your)\s+(?:next\s+meeting|calendar|contacts?|location|home\s+address)",
 )
-SECRET_FILE = rx(
-    r"~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|cursor|npmrc|netrc|pgpass|"
-    r"git-credentials|bash_history|zsh_history)\b[\w./-]*",
-    r"\bid[_\s-](?:rsa|dsa|ecdsa|ed25519)\b", r"(?:^|[\s'\"`(/])\.env\b", r"\bdotenv\s+file",
-    r"\b(?:env|\.env)\s+files?\b",
-    r"/etc/(?:passwd|shadow|sudoers)\b", r"\bmcp\.json\b", r"\bclaude_desktop_config\b",
-    r"\.aws/credentials\b", r"\bwallet\.dat\b", r"\bkeychains?\b",
-    r"\bprivate-keys-v1\.d\b",
+SECRET_FILE = Gated(
+    (("~/.",), r"~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|cursor|npmrc|netrc|pgpass|"
+     r"git-credentials|bash_history|zsh_history)\b[\w./-]*"),
+    (("rsa", "dsa", "ed25519"), r"\bid[_\s-](?:rsa|dsa|ecdsa|ed25519)\b"),
+    (("env",), r"(?:^|[\s'\"`(/])\.env\b|\bdotenv\s+file|\b(?:env|\.env)\s+files?\b|"
+     r"\bdot[\s_-]?env\b"),
+    (("/etc/",), r"/etc/(?:passwd|shadow|sudoers)\b"),
+    (("mcp.json", "claude_desktop"), r"\bmcp\.json\b|\bclaude_desktop_config\b"),
+    (("aws",), r"\.aws/credentials\b|\bdot[\s_-]?aws\b"),
+    (("wallet", "keychain", "private-keys"),
+     r"\bwallet\.dat\b|\bkeychains?\b|\bprivate-keys-v1\.d\b"),
     # Credentials and tokens on disk, with or without ~/.
-    r"(?:^|[\s'\"`(/])\.(?:npmrc|pypirc|netrc|pgpass|git-credentials|kube/config|"
-    r"docker/config\.json)\b", r"\bkubeconfig\b", r"\bapplication_default_credentials\b",
-    r"\bcredentials\.(?:json|csv|db)\b", r"\bservice[\s_-]account[\s_-]key",
-    r"\bterraform\.tfstate\b", r"\bsecrets?\.(?:ya?ml|json|env|toml)\b",
-    r"\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b",
-    r"(?:^|[\s'\"`(/*])\.pem\b|\b[\w-]+\.pem\b",
-    r"~/\.config/[\w.-]+/(?:hosts|credentials|auth|token|tokens|secrets?)\.(?:json|ya?ml|toml)\b",
-    r"\b(?:settings|config(?:uration)?)\s+file\s+(?:that\s+)?(?:this|the)\s+(?:app|client|"
-    r"host|server|agent)\b",
-    r"\bdot[\s_-]?(?:env|netrc|npmrc|pypirc|ssh|aws|kube|docker|pgpass)\b",
-    # Browser profiles: cookie and password stores.
+    (("npmrc", "pypirc", "netrc", "pgpass", "git-credentials", "kube", "docker"),
+     r"(?:^|[\s'\"`(/])\.(?:npmrc|pypirc|netrc|pgpass|git-credentials|kube/config|"
+     r"docker/config\.json)\b|\bkubeconfig\b|\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b|"
+     r"\bdot[\s_-]?(?:netrc|npmrc|pypirc|ssh|kube|docker|pgpass)\b"),
+    (("credentials",), r"\bapplication_default_credentials\b|\bcredentials\.(?:json|csv|db)\b"),
+    (("service",), r"\bservice[\s_-]account[\s_-]key"),
+    (("tfstate", "secret"), r"\bterraform\.tfstate\b|\bsecrets?\.(?:ya?ml|json|env|toml)\b"),
+    ((".pem",), r"(?:^|[\s'\"`(/*])\.pem\b|\b[\w-]+\.pem\b"),
+    (("~/.config/",), r"~/\.config/[\w.-]+/(?:hosts|credentials|auth|token|tokens|secrets?)\."
+     r"(?:json|ya?ml|toml)\b"),
+    (("settings file", "config file", "configuration file"),
+     r"\b(?:settings|config(?:uration)?)\s+file\s+(?:that\s+)?(?:this|the)\s+(?:app|client|host|"
+     r"server|agent)\b"),
     # The browser's own stores: "Chrome's Cookies database", not "the site's cookies".
-    r"(?-i:\b(?:Cookies|Login\s+Data|Local\s+State|Web\s+Data))\s+(?:database|db|file|store)\b",
-    r"/(?:Cookies|Login\s+Data|Local\s+State)\b|\bkey[34]\.db\b|\blogins\.json\b|"
-    r"\bcookies\.sqlite\b",
-    r"\bApplication\s+Support/(?:Google/Chrome|BraveSoftware|Firefox|Microsoft\s+Edge)",
-    r"\bAppData[/\\](?:Local|Roaming)[/\\](?:Google|Mozilla|Microsoft)",
-    r"\bbrowser(?:'s)?\s+(?:cookies|cookie\s+(?:jar|store|database)|saved\s+passwords)",
+    (("cookies", "login data", "local state", "web data", "key3", "key4", "logins.json"),
+     r"(?-i:\b(?:Cookies|Login\s+Data|Local\s+State|Web\s+Data))\s+(?:database|db|file|store)\b|"
+     r"/(?:Cookies|Login\s+Data|Local\s+State)\b|\bkey[34]\.db\b|\blogins\.json\b|"
+     r"\bcookies\.sqlite\b"),
+    (("application support", "appdata"),
+     r"\bApplication\s+Support/(?:Google/Chrome|BraveSoftware|Firefox|Microsoft\s+Edge)|"
+     r"\bAppData[/\\](?:Local|Roaming)[/\\](?:Google|Mozilla|Microsoft)"),
+    (("browser",), r"\bbrowser(?:'s)?\s+(?:cookies|cookie\s+(?:jar|store|database)|saved\s+"
+     r"passwords)"),
 )
 SECRET = rx(
     r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"

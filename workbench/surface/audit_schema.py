@@ -12,6 +12,7 @@ Three ways the two disagree, each a warning with the parameter or sentence as ev
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -35,6 +36,8 @@ _PARAM_REF = re.compile(
 
 def phantom_params(text: str, properties: Iterable[str]) -> list[tuple[str, int, int]]:
     """Parameters ``text`` refers to that are not in ``properties``: ``(name, start, end)``."""
+    if not ("`" in text or "'" in text or '"' in text or "named" in text or "called" in text):
+        return []  # every reference is quoted or "named"/"called"
     known = set(properties)
     out = []
     for match in _PARAM_REF.finditer(text):
@@ -192,6 +195,10 @@ _NO_DELETE_CLAIM = re.compile(
     r"\bnever\s+(?:deletes?|removes?|destroys?|erases?)\b|\b(?:does\s+not|doesn't|do\s+not|"
     r"will\s+not|won't|cannot|can't)\s+(?:delete|remove|destroy|erase)\b|\bnothing\s+(?:is|gets)"
     r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b", re.IGNORECASE)
+# Every claim holds one of these: most descriptions skip the claim patterns.
+_CLAIM_WORDS = ("read", "only", "never", "not", "n't", "nothing", "side", "purely", "safely",
+                "offline", "network", "leaves", "local", "private", "pure", "stays", "dry",
+                "preview", "destructive", "cannot")
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
@@ -220,6 +227,17 @@ _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload",
 _DESTROYS = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase",
                        "truncate", "kill", "revoke"})
 _LINK = re.compile(r"\A(?:https?|wss?|ftp)://|@[\w-]+\.[a-z]{2,}\b", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_words(name: str) -> frozenset[str]:
+    """Words of a parameter name (names repeat across a server's tools: owner, repo, path)."""
+    return words_of(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_stems(name: str) -> frozenset[str]:
+    return frozenset(_stems(words_of(name)))
 
 
 def _stems(words: Iterable[str]) -> set[str]:
@@ -301,8 +319,10 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             out.append(("params.sink", "warning", field, -1, -1,
                         f"free-text parameter {param!r} that the description never explains: "
                         "a place to drop data", text or param))
-    claims = _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(
-        description) or _NO_DELETE_CLAIM.search(description)
+    lower = description.lower()
+    claims = any(w in lower for w in _CLAIM_WORDS) and (
+        _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
+        or _NO_DELETE_CLAIM.search(description))
     others = siblings - {tool.get("name")}
     for offset, sentence in sentences(description) if claims else ():
         if others and not others.isdisjoint(_NAME_TOKEN.findall(sentence)):
@@ -402,7 +422,7 @@ def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         return f"its name says {sorted(hit)[0]!r}"
     for path, param, schema in _walk(props):
         default = schema.get("default") if isinstance(schema, Mapping) else None
-        hit = _stems(words_of(param)) & _DESTROYS
+        hit = _name_stems(param) & _DESTROYS
         if hit and default is not False:
             return f"parameter {path!r} says {sorted(hit)[0]!r}"
         hit = _stems(words_of(default)) & _DESTROYS if isinstance(default, str) else set()
@@ -436,18 +456,20 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     if words and _stems([words[0].lower()]) & _WRITES - {"create", "add"}:
         return f"its name starts with {words[0]!r}"
     for _, param, schema in _walk(props):
-        named = words_of(param)  # not stemmed: "published" is a date filter
+        named = _name_words(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
         if not isinstance(schema, Mapping):
             continue
         default = schema.get("default")
-        text = schema.get("description")
-        flag_words = _stems(named) | (words_of(text) if isinstance(text, str) else set())
-        if default is True and flag_words & _WRITES:
-            return f"flag {param!r} is on by default and says {sorted(flag_words & _WRITES)[0]!r}"
-        if default is True and named & _SKIPS and named & _CHECKS:
-            return f"flag {param!r} skips a check by default"
+        if default is True:
+            text = schema.get("description")
+            flag_words = _name_stems(param) | (words_of(text) if isinstance(text, str) else set())
+            if flag_words & _WRITES:
+                return (f"flag {param!r} is on by default and says "
+                        f"{sorted(flag_words & _WRITES)[0]!r}")
+            if named & _SKIPS and named & _CHECKS:
+                return f"flag {param!r} skips a check by default"
         if isinstance(default, str) and (_LINK.search(default) or _stems(
                 words_of(default)) & _WRITES):
             return f"parameter {param!r} defaults to {default[:60]!r}"
@@ -479,8 +501,8 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any]) -> list[tuple
             out.append(("destructiveHint", "annotations say not destructive, but its name says "
                         f"{sorted(name_words & _DESTROYS)[0]!r}"))
         for param, schema in props.items():
-            if isinstance(schema, Mapping) and schema.get("default") is True and _stems(
-                    words_of(param)) & _DESTROYS:
+            if isinstance(schema, Mapping) and schema.get("default") is True and _name_stems(
+                    param) & _DESTROYS:
                 out.append(("destructiveHint", "annotations say not destructive, but flag "
                             f"{param!r} is on by default"))
                 break

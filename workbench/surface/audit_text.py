@@ -373,8 +373,8 @@ def read_text(text: str, ctx: ToolContext,
                 + (" (the user's data or the conversation)" if personal else
                    " (to put this tool first)" if priority and not beyond else ""))
         # 3. Sensitive files: unless negated, quoted, or the tool's own subject.
-        if "file" in gates:
-            for m in lex.SECRET_FILE.finditer(sentence):
+        if lex.SECRET_FILE.may_match(gates):
+            for m in lex.SECRET_FILE.finditer(sentence, gates):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
                 if _negated(sentence, m.start()) or _own(
                         words_of(m.group()), ctx, sentence, file=True) and not _exposes(sentence):
