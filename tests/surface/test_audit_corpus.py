@@ -35,7 +35,7 @@ class TestCorpus:
         ids = [i["id"] for i in corpus["poisoned"] + corpus["lookalikes"]]
         assert len(ids) == len(set(ids))
         assert {i["split"] for i in corpus["poisoned"]} == {
-            "dev", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"}
+            "dev", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"}
         assert {p["kind"] for p in corpus["rugpulls"]} == {"rug_pull", "rename"}
 
     def test_a_bad_corpus_file_is_a_clear_error(self, tmp_path):
