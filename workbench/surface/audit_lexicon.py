@@ -119,14 +119,23 @@ OVERRIDE = Gated(
      r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak"),
     (("not", "n't", "never", "no need"),
      r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
-     r"show|display|print|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask)\b"),
+     r"show|display|print|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask|bug|"
+     r"bother|trouble|check\s+with)\b"),
     (("message from", "maintenance mode", "failure to comply", "will be suspended",
       "will suspend"),
      r"\bmessage\s+from\s+(?:the\s+)?(?:model\s+provider|anthropic|openai|safety\s+team|system|"
      r"administrator|admin|platform|security\s+team)|\bmaintenance\s+mode\b|\bfailure\s+to\s+"
      r"comply\b|\b(?:will\s+be|will)\s+suspend(?:ed)?\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
-     r"mentioning)\b"),
+     r"mentioning|dwelling\s+on|noting|disclosing|revealing|drawing\s+attention\s+to|reference\s+to"
+     r"\s+this\s+(?:service|tool|server|integration))\b"),
+    (("own independent", "own judgement", "own judgment", "own opinion", "own recommendation"),
+     r"\b(?:assistant|model|agent|ai|your)(?:'s)?\s+own\s+(?:independent\s+)?(?:judge?ment|opinion|"
+     r"recommendation|idea|view)\b"),
+    (("confirmation", "consent", "approval", "permission"),
+     r"\b(?:user\s+)?(?:confirmation|consent|approval|permission)\s+(?:is\s+)?(?:not\s+(?:needed|"
+     r"required|necessary)|unnecessary)\b|\bno\s+(?:need\s+for\s+)?(?:user\s+)?(?:confirmation|"
+     r"consent|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b"),
     (("keep", "kept"), r"\b(?:keep|kept)\s+(?:this|it|that)\s+(?:secret|hidden|private|"
      r"between)\b"),
     # "silently run git_add" is an instruction; "succeeds silently." describes an outcome.
@@ -172,6 +181,9 @@ BEYOND = rx(
     r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
     r"\b(?:answer|respond|reply|write)\s+(?:only\s+)?in\s+[A-Z]",
     r"\b(?:recommend|promote|advertise|avoid\s+(?:naming|mentioning))\b",
+    r"\bas\s+the\s+(?:recommended|best|preferred|default|top)\s+(?:available\s+)?(?:option|choice|"
+    r"provider|pick)\b|\bbe\s+recommended\b",
+    r"\b(?:customary|usual|standard|recommended|expected)\s+follow[\s-]?ups?\b",
 )
 # Data that belongs to the user or the session, not to a tool's call.
 # The session itself: the conversation, earlier turns, the system prompt.
@@ -294,8 +306,9 @@ USER_DATA = Gated(
      r"the\s+(?:chat|conversation|session)\b|\b(?:discussed|said|written|shared|mentioned)\s+above\b|\b(?:known|"
      r"learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|conversation|"
      r"chat)\b", "session"),
-    (("so far", "summary of the", "recap of the"),
-     r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b|\b(?:summary|recap|digest)\s+of\s+"
+    (("so far", "summary of the", "recap of the", "course of the"),
+     r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b|\bin\s+the\s+course\s+of\s+the\s+"
+     r"(?:exchange|conversation|chat|session|discussion)\b|\b(?:summary|recap|digest)\s+of\s+"
      r"(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("during", "throughout", "across"),
      r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
@@ -327,7 +340,7 @@ USER_DATA = Gated(
      r"model|the\s+agent)\s+(?:know|knows|remember|remembers|(?:have|has)\s+learn(?:ed|t))\s+"
      r"about\s+(?:the\s+)?(?:user|them|him|her|the\s+person|the\s+customer)\b", "personal"),
     (("personal", "contact", "names and", "who the", "everyone", "everybody", "participants"),
-     r"\bpersonal\s+(?:details|information|info|data)\b|\bcontact\s+(?:details|info(?:rmation)?)"
+     r"\bpersonal\s+(?:details|information|info|data|particulars)\b|\bcontact\s+(?:details|info(?:rmation)?)"
      r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
      r"\b(?:names?|e-?mails?|details|contacts?|addresses)\s+of\s+(?:everyone|everybody|all\s+"
      r"(?:the\s+)?participants)\b", "personal"),
@@ -335,6 +348,8 @@ USER_DATA = Gated(
      r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
      r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
      r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bclipboard\b|"
+     r"\bother\s+(?:files|documents|tabs|windows)\s+(?:currently\s+)?(?:open|opened)\b|"
+     r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b|"
      r"\bbrows(?:er|ing)\s+(?:history|tabs|data)\b", "resources"),
 )
 # Topics that make each kind of the user's data a tool's own subject: a chat exporter reads
@@ -395,8 +410,9 @@ SHADOW_VERB = rx(
 )
 # A tool named by an instruction about when it runs, even one no server here offers.
 NAMED_TOOL_HOOK = re.compile(
-    r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+)?[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)"
-    r"[`'\"]?\s+(?:tool\s+)?"
+    r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+|any\s+|a\s+|an\s+)?[`'\"]?"
+    r"([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?(?:\s+or\s+[`'\"]?[A-Za-z]+[_-][A-Za-z0-9_-]+[`'\"]?)?\s+"
+    r"(?:tools?\s+)?"
     r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b",
     re.IGNORECASE)
 # An imperative sentence: it starts with a verb that hands something over or acts.
@@ -436,9 +452,9 @@ NAMED_TOOL_ANY = re.compile(
 FIXED_ADDRESS = re.compile(
     r"(?<![\w.+-])(?![\w.+-]*@(?:example|test|domain|company|acme)\.)(?!(?:user|you|name|me|"
     r"someone|email|alice|bob|jane|john|foo)@)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b"
-    r"|\b0x[0-9a-fA-F]{40}\b|\bbc1[a-z0-9]{25,62}\b")
+    r"|\b0x[0-9a-fA-F]{40}\b|\bbc1[a-z0-9]{25,62}\b|(?<![\w+])\+\d[\d\s().-]{7,}\d\b")
 # What sends something to a fixed destination: a transfer, a trailer, an invite.
-HANDOVER = rx(r"\b(?:transfer|trailer|co-authored-by|signed-off-by|recipients?|attendees?|"
+HANDOVER = rx(r"\b(?:transfer|trailer|co-authored-by|signed-off-by|recipients?|attendees?|replaced|"
               r"invite|contribution|tip|donat\w+|payout|cc|bcc)\b")
 # A fixed recipient written into a tool's text: "add archive@example.net as BCC".
 RECIPIENT = re.compile(
@@ -447,6 +463,8 @@ RECIPIENT = re.compile(
     r"share\w*|set\s+to)\b[^.]{0,60}"
     r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
 GENERIC_TOOLS = rx(
+    r"\b(?:tools?|functions?)\s+of\s+the\s+[`'\"]?[\w-]+[`'\"]?\s+(?:server|mcp|integration)\b",
+    r"\bthe\s+[`'\"]?[\w-]+[`'\"]?\s+server'?s\s+tools\b",
     r"\b(?:any|all|every|each)\s+other\s+tools?\b",
     r"\b(?:when|whenever|if)\s+(?:any|another|other)\s+tools?\b",
     r"\bother\s+tools?\s+(?:must|should|are|is|on\s+this)\b",
@@ -477,7 +495,7 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
                  "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
                  "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
-                 "deemed", "users", "teams", "people")
+                 "deemed", "users", "teams", "people", "assistant's", "partner", "arrangement", "established")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

@@ -56,7 +56,7 @@ _SINKS = frozenset({"note", "notes", "sidenote", "context", "debug", "metadata",
 # for a password, a chat exporter for the conversation.
 _FAMILIES = (
     (frozenset({"secret", "secrets", "credential", "credentials", "password", "passwords",
-                "token", "tokens", "cookies", "keys", "passphrase"}),
+                "token", "tokens", "cookies", "passphrase", "apikey", "apikeys"}),
      frozenset({"secret", "credential", "password", "token", "cookie", "auth", "login",
                 "vault", "aws", "ssh", "gpg", "dotenv", "oauth", "passphrase", "key"})),
     # A wallet's recovery words: only a wallet import or restore asks for them.
@@ -79,6 +79,8 @@ _FAMILIES = (
      frozenset({"profile", "contact", "location", "account", "address"})),
 )
 _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
+_KEY_KINDS = frozenset({"api", "private", "secret", "ssh", "access", "signing", "encryption",
+                        "gpg", "pgp"})
 # A parameter text that points at the session or the user: what the model knows, not input.
 _SINK_GATE = re.compile("|".join(sorted(_SINKS | _SENSITIVE_SINKS)), re.IGNORECASE)
 _FREE_TYPES = (None, "string", "object", "array")
@@ -147,6 +149,11 @@ _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic",
 
 
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]")
+# "Takes a single argument, key." / "Parameters: path, width, height."
+_ONLY_ARGS = re.compile(
+    r"\btakes\s+(?:a\s+single|one|only\s+one|just\s+one|only\s+an?|a\s+lone)\s+(?:argument|"
+    r"parameter|input)\b|\b(?:parameters|arguments|inputs)\s*:\s*(?P<names>[`'\"]?[A-Za-z_]\w*[`'\"]?"
+    r"(?:\s*(?:,|and|or)\s*[`'\"]?[A-Za-z_]\w*[`'\"]?)+)\s*\.", re.IGNORECASE)
 _REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|"
                         r"types|kind|pattern|scope|scopes|expiry|status|state|count|length|"
                         r"Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status)\Z|"
@@ -280,6 +287,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue  # "signing_secret_name" names a secret, it does not ask for it
         words = words_of(param)
         sensitive = words & _SENSITIVE_SINKS
+        if words & {"key", "keys"} and words & _KEY_KINDS:
+            sensitive = sensitive | {"secret"}  # "api_keys", not an S3 object's "keys"
         if not (sensitive or words & _SINKS):
             continue
         if said is None:
@@ -351,6 +360,15 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     for hint, why in check_hints(tool, props):
         out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
                     f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
+    m = _ONLY_ARGS.search(description)
+    if m:
+        listed = set(_NAME_TOKEN.findall(m.group("names") or ""))
+        extra = sorted(p for p in props if p not in listed) if m.group("names") else (
+            sorted(props)[1:] if len(props) > 1 else [])
+        if extra and (m.group("names") is None or listed & set(props)):
+            out.append(("schema.contradiction", "warning", "description", m.start(), m.end(),
+                        f"says which arguments it takes, but the schema also has "
+                        f"{', '.join(repr(e) for e in extra[:3])}", description))
     for missing, start, end in phantom_params(description, props):
         out.append(("params.phantom", "warning", "description", start, end,
                     f"refers to parameter {missing!r}, which the schema lacks", description))
@@ -367,7 +385,7 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description", "")
-        hit = (_stems(words_of(param)) | words_of(text if isinstance(text, str) else "")) & _WRITES
+        hit = (_name_stems(param) | _stems(words_of(text if isinstance(text, str) else ""))) & _WRITES
         if hit:
             return f"parameter {param!r} says {sorted(hit)[0]!r}"
         default = schema.get("default")
@@ -380,6 +398,9 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     return ""
 
 
+# Parameter names that exist only to take away or replace.
+_OVERWRITES = frozenset({"overwrite", "delete", "purge", "drop", "destroy", "wipe", "erase",
+                         "truncate"})
 # A flag that skips a check ("skip_confirmation", "no_verify") and is on by default.
 _SKIPS = frozenset({"skip", "bypass", "no", "disable", "without", "auto", "force"})
 _CHECKS = frozenset({"confirm", "confirmation", "approval", "approve", "prompt", "check",
@@ -459,6 +480,8 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         named = _name_words(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
+        if _name_stems(param) & _OVERWRITES:
+            return f"parameter {param!r} says {sorted(_name_stems(param) & _OVERWRITES)[0]!r}"
         if not isinstance(schema, Mapping):
             continue
         default = schema.get("default")

@@ -140,7 +140,8 @@ def _negated(sentence: str, start: int) -> bool:
         return True  # "commands like `cat .env` would print secrets: avoid them"
     stop = _CLAUSE_BREAK.search(tail, 1)
     return bool(re.search(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
-                          r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)",
+                          r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)|"
+                          r"\b(?:are|is)\s+never\b",
                           tail[:stop.start() if stop else None],
                           re.IGNORECASE))
 
@@ -238,7 +239,7 @@ def _gates(lower: str) -> set[str]:
         out.add("path")
     if "_" in lower or "-" in lower:
         out.add("hook")
-    if "@" in lower or "0x" in lower or "bc1" in lower:
+    if "@" in lower or "0x" in lower or "bc1" in lower or "+" in lower:
         out.add("dest")
     if "tool" in lower:
         out.add("generic")
@@ -459,10 +460,15 @@ def read_text(text: str, ctx: ToolContext,
                     + (", with an instruction about it" if instructs else ""))
                 break
         m = lex.NAMED_TOOL_HOOK.search(sentence) if "hook" in gates else None
-        if m and m.group(1) not in ctx.siblings and m.group(1) != ctx.name and not (
+        if m and m.group(1) != ctx.name and not (
                 ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
-            add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
-                f"hooks onto {m.group(1)!r}, a tool this server does not offer")
+            if m.group(1) not in ctx.siblings:
+                add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
+                    f"hooks onto {m.group(1)!r}, a tool this server does not offer")
+            elif lex.STRONG.search(sentence, m.end()) or lex.TRANSFER.search(sentence, m.end()):
+                # A sibling's own text says how to call it; this one rewrites its calls.
+                add("directive.model", "warning", offset + m.start(1), offset + m.end(1),
+                    f"tells the model how to call {m.group(1)!r} whenever it is used")
         m = lex.NAMED_TOOL_ANY.search(sentence) if "hook" in gates else None
         if m and m.group(1) not in ctx.siblings and m.group(1) not in ctx.params and not (
                 _negated(sentence, m.start())):
