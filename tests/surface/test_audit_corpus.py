@@ -13,6 +13,10 @@ from workbench.errors import ConfigError
 from workbench.surface.audit_corpus import REFERENCE_SERVERS, load_corpus, score
 
 CORPUS = REPO / "tests/data/audit_corpus"
+# The order the labelled sets were written in; each "fresh" set was scored once before any
+# tuning on it (the corpus README has those first scores).
+SPLITS = ("dev", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
+          "fresh8")
 CLASSES = {"directive", "polite", "invisible", "schema", "overask", "shadowing", "exfil"}
 
 
@@ -34,8 +38,7 @@ class TestCorpus:
         assert {i["class"] for i in corpus["poisoned"]} == CLASSES
         ids = [i["id"] for i in corpus["poisoned"] + corpus["lookalikes"]]
         assert len(ids) == len(set(ids))
-        assert {i["split"] for i in corpus["poisoned"]} == {
-            "dev", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"}
+        assert {i["split"] for i in corpus["poisoned"]} == set(SPLITS)
         assert {p["kind"] for p in corpus["rugpulls"]} == {"rug_pull", "rename"}
 
     def test_a_bad_corpus_file_is_a_clear_error(self, tmp_path):

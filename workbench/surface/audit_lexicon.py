@@ -495,7 +495,7 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
                  "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
                  "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
-                 "deemed", "users", "teams", "people", "assistant's", "partner", "arrangement", "established")
+                 "deemed", "users", "teams", "people", "partner", "arrangement", "established")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

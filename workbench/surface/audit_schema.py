@@ -385,7 +385,8 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description", "")
-        hit = (_name_stems(param) | _stems(words_of(text if isinstance(text, str) else ""))) & _WRITES
+        said = _stems(words_of(text)) if isinstance(text, str) else set()
+        hit = (_name_stems(param) | said) & _WRITES
         if hit:
             return f"parameter {param!r} says {sorted(hit)[0]!r}"
         default = schema.get("default")
