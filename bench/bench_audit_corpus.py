@@ -3,9 +3,10 @@
 Per attack class: recall at warning or above and at high. False alarms (tools flagged at
 warning or above) on the real reference-server tools, on GitHub's published tools and on
 the honest look-alikes. Paired score: poisoned variants ranked above their clean original
-(risk score). Rug pulls and renames detected by the pin comparison. Each split is reported:
-``dev`` and ``held_out`` were written before any tuning, ``fresh`` after the first tuning
-round and ``fresh2`` after the second (their first scores are in the corpus README).
+(risk score). Rug pulls and renames detected by the pin comparison. Each split is reported
+as it scores now; every ``fresh*`` set was scored once before any tuning on it, and those
+first scores, the honest measure of unseen phrasings, are in the corpus README. Twelve
+archived reference servers are an honest baseline audited on their own.
 
 Speed: the real corpus (170 tools) renamed and repeated to 10,000 tools over three servers,
 beside canonical JSON of the same tools. Targets: recall >= 95% overall and >= 80% per class;
@@ -33,7 +34,9 @@ def _pct(x: float) -> str:
 def quality_rows(corpus: dict) -> list[dict]:
     rows = []
     full = score(corpus)
-    for split in ("dev", "held_out", "fresh", "fresh2"):
+    splits = sorted({i["split"] for i in corpus["poisoned"]},
+                    key=lambda s: (not s.startswith(("dev", "held")), len(s), s))
+    for split in splits:
         s = score(corpus, split)
         o = s["recall"]["overall"]
         rows.append({"figure": f"recall, {split} ({o['n']} poisoned)",
@@ -53,9 +56,14 @@ def quality_rows(corpus: dict) -> list[dict]:
         if server not in REFERENCE_SERVERS:
             rows.append({"figure": f"false alarms, {server} (reported)",
                          "value": f"{len(r['flagged'])}/{r['tools']}", "met": None})
+    archived = full["archived"]
+    rows.append({"figure": f"false alarms, {len(archived)} archived reference servers",
+                 "value": f"{sum(len(r['flagged']) for r in archived.values())}/"
+                          f"{sum(r['tools'] for r in archived.values())}", "met": None})
     look = full["lookalikes"]
     rows.append({"figure": "false alarms, honest look-alikes",
                  "value": f"{len(look['flagged'])}/{look['n']} ({_pct(look['rate'])})",
+                 "baseline": f"name clashes with real tools, apart: {len(look['collisions'])}",
                  "target": "<= 10%", "met": look["rate"] <= 0.10})
     paired = full["paired"]
     rows.append({"figure": "paired: poisoned ranked above its original",

@@ -62,6 +62,21 @@ class TestTargets:
     def test_honest_look_alikes_at_most_ten_percent(self, scored):
         assert scored["lookalikes"]["rate"] <= 0.10, scored["lookalikes"]["flagged"]
 
+    def test_no_warning_on_the_archived_reference_servers(self, scored):
+        # Twelve more real servers, audited on their own: no rule was written from them.
+        assert len(scored["archived"]) == 12
+        assert {s: r["flagged"] for s, r in scored["archived"].items() if r["flagged"]} == {}
+
+    def test_a_look_alikes_name_clash_with_a_real_tool_is_counted_apart(self, corpus):
+        # A clash is a true finding (both servers offer the name), but it says nothing about
+        # the look-alike's text: it is reported beside the false-alarm rate, not in it.
+        item = {"id": "clash", "kind": "sibling", "server": "x", "split": "dev",
+                "tool": {"name": "create_issue", "description": "Creates an issue.",
+                         "inputSchema": {"type": "object"}, "annotations": {
+                             "readOnlyHint": False, "openWorldHint": True}}}
+        s = score(dict(corpus, poisoned=[], lookalikes=[item], rugpulls=[]))
+        assert s["lookalikes"]["flagged"] == [] and s["lookalikes"]["collisions"] == ["clash"]
+
     def test_rug_pulls_and_renames_all_detected(self, scored):
         assert scored["rugpulls"]["detected"] == scored["rugpulls"]["n"] == 16
 

@@ -11,6 +11,9 @@ A corpus is a directory (the project's is ``tests/data/audit_corpus``) holding:
   aimed at a caller). Tools of one ``server`` are one server's list.
 - ``rugpulls.json``: ``[{"id", "kind", "server", "before", "after"}]``: a ``rug_pull`` must
   compare as ``drift``, a ``rename`` as ``rename``.
+- ``archived/<server>.json`` (optional): more real servers, same shape as ``real/``, audited
+  as an environment of their own: an honest baseline no rule was tuned on, kept out of the
+  labelled items' context.
 
 Every item is audited in context: the real servers are present, a poisoned variant replaces
 its base in its server's list (so sibling and foreign tool names are real ones).
@@ -62,7 +65,15 @@ def load_corpus(directory: str | Path) -> dict[str, Any]:
                               '{"server", "source", "tools": [...]}')
         real[data.get("server") or path.stem] = data["tools"]
         sources[data.get("server") or path.stem] = data.get("source")
-    out: dict[str, Any] = {"real": real, "sources": sources}
+    archived: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted((root / "archived").glob("*.json")):
+        data = _read(path)
+        if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
+            raise ConfigError(str(path), "tools", "an archived server file is "
+                              '{"server", "source", "tools": [...]}')
+        archived[data.get("server") or path.stem] = data["tools"]
+        sources[data.get("server") or path.stem] = data.get("source")
+    out: dict[str, Any] = {"real": real, "archived": archived, "sources": sources}
     for name in ("poisoned", "lookalikes", "rugpulls"):
         items = _read(root / f"{name}.json")
         if not isinstance(items, list):
@@ -88,6 +99,14 @@ def _worst(findings: Sequence[Finding]) -> str | None:
     return max((f.severity for f in findings), key=order.__getitem__, default=None)
 
 
+def _baseline(toolsets: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per server: tools, and which are flagged at warning or above."""
+    found = audit(toolsets) if toolsets else []
+    return {server: {"tools": len(tools), "flagged": sorted({
+        f.tool for f in found if f.server == server and f.severity != "info"})}
+        for server, tools in toolsets.items()}
+
+
 def _rate(hits: int, total: int) -> float:
     return hits / total if total else 0.0
 
@@ -108,11 +127,9 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
     """
     env = corpus["real"]
     base_findings = audit(env)
-    real = {}
-    for server, tools in env.items():
-        flagged = sorted({f.tool for f in base_findings
-                          if f.server == server and f.severity != "info"})
-        real[server] = {"tools": len(tools), "flagged": flagged}
+    real = {server: {"tools": len(tools), "flagged": sorted({
+        f.tool for f in base_findings if f.server == server and f.severity != "info"})}
+        for server, tools in env.items()}
 
     def chosen(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [i for i in items if split is None or i.get("split") == split]
@@ -149,12 +166,18 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
     by_server: dict[str, list[dict[str, Any]]] = {}
     for item in looks:
         by_server.setdefault(item["server"], []).append(item)
-    look_flagged = []
+    look_flagged, look_collisions = [], []
     for server, items in sorted(by_server.items()):
         found = audit(_with(env, server, [copy.deepcopy(i["tool"]) for i in items]),
                       focus={(server, i["tool"]["name"]) for i in items})
         for item in items:
-            if _worst(_of(found, server, item["tool"]["name"])) in ("warning", "high"):
+            mine = _of(found, server, item["tool"]["name"])
+            # A look-alike's writer named it without seeing the real servers; a collision
+            # with one of them is true but says nothing about its text: counted apart.
+            clashes = [f for f in mine if f.code == "name.collision"]
+            if clashes:
+                look_collisions.append(item["id"])
+            if _worst([f for f in mine if f not in clashes]) in ("warning", "high"):
                 look_flagged.append(item["id"])
 
     detected = 0
@@ -166,7 +189,9 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
         "recall": recall, "missed": missed,
         "real": real,
         "lookalikes": {"n": len(looks), "flagged": look_flagged,
-                       "rate": _rate(len(look_flagged), len(looks))},
+                       "rate": _rate(len(look_flagged), len(looks)),
+                       "collisions": look_collisions},
+        "archived": _baseline(corpus.get("archived") or {}),
         "paired": {"n": paired_n, "ranked_above": paired_hits,
                    "rate": _rate(paired_hits, paired_n)},
         "rugpulls": {"n": len(corpus["rugpulls"]), "detected": detected,

@@ -76,7 +76,8 @@ _FAMILIES = (
                 "spawn", "process", "program", "command", "shell", "container", "deploy",
                 "build", "start", "debug", "debugger"})),
     (frozenset({"profile", "contacts", "location"}),
-     frozenset({"profile", "contact", "location", "account", "address"})),
+     frozenset({"profile", "contact", "location", "account", "address", "map", "maps", "place",
+                "places", "geo", "weather", "nearby", "directions", "route", "distance"})),
 )
 _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 _KEY_KINDS = frozenset({"api", "private", "secret", "ssh", "access", "signing", "encryption",
