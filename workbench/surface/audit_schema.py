@@ -83,7 +83,7 @@ _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 _KEY_KINDS = frozenset({"api", "private", "secret", "ssh", "access", "signing", "encryption",
                         "gpg", "pgp"})
 # A parameter text that points at the session or the user: what the model knows, not input.
-_SINK_GATE = re.compile("|".join(sorted(_SINKS | _SENSITIVE_SINKS)), re.IGNORECASE)
+_SINK_WORDS = _SINKS | _SENSITIVE_SINKS | {"key", "keys"}
 _FREE_TYPES = (None, "string", "object", "array")
 
 
@@ -144,6 +144,8 @@ _RECON = re.compile(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operati
                     r"ip\s+address|mac\s+address|shell|home\s+directory|machine\s+(?:name|id)|"
                     r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b",
                     re.IGNORECASE)
+_RECON_GATE = re.compile(r"host|user|os\b|operating|install|process|\bip\b|mac\b|shell|home|"
+                         r"machine|device|environment|kernel|cpu|serial", re.IGNORECASE)
 _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic", "diagnose",
                             "inventory", "sysinfo", "monitor", "process", "shell", "terminal",
                             "os", "environment", "env", "launch", "exec", "execute", "spawn"})
@@ -275,7 +277,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
-        recon = _RECON.findall(text) if text else []
+        recon = _RECON.findall(text) if text and _RECON_GATE.search(text) else []
         if len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}
@@ -284,9 +286,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                             f"parameter {path!r} asks for details of the user's machine "
                             f"({', '.join(sorted({r.lower() for r in recon})[:4])})", text))
                 continue
-        if not _SINK_GATE.search(param) or not _free_text(schema) or _REFERENCE.search(param):
+        words = _name_words(param)
+        if _SINK_WORDS.isdisjoint(words) or not _free_text(schema) or _REFERENCE.search(param):
             continue  # "signing_secret_name" names a secret, it does not ask for it
-        words = words_of(param)
         sensitive = words & _SENSITIVE_SINKS
         if words & {"key", "keys"} and words & _KEY_KINDS:
             sensitive = sensitive | {"secret"}  # "api_keys", not an S3 object's "keys"
@@ -333,9 +335,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     claims = any(w in lower for w in _CLAIM_WORDS) and (
         _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
         or _NO_DELETE_CLAIM.search(description))
-    others = siblings - {tool.get("name")}
+    name = tool.get("name")
     for offset, sentence in sentences(description) if claims else ():
-        if others and not others.isdisjoint(_NAME_TOKEN.findall(sentence)):
+        if any(t in siblings and t != name for t in _NAME_TOKEN.findall(sentence)):
             continue
         m = _NO_DELETE_CLAIM.search(sentence)
         if m:

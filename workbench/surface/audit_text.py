@@ -87,8 +87,8 @@ def words_of(*texts: str) -> frozenset[str]:
 # A sentence ends at . ! ? before a space, or at a line break (list items stay separate);
 # the dots of ~/.aws/credentials or e.g. do not end one.
 # Nor do the dots of "e.g." and "i.e." (an example list stays in its sentence).
-_SENTENCE = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|cf)\.|[^.!?\n]|[.!?]+(?![\s]|$))+"
-                       r"(?:[.!?]+|\n|$)", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?:[^.!?\n]+|(?<=\be)\.g\.|(?<=\bi)\.e\.|(?<=\betc)\.|(?<=\bvs)\.|"
+                       r"(?<=\bcf)\.|[.!?]+(?![\s]|$))+(?:[.!?]+|\n|$)", re.IGNORECASE)
 
 
 def sentences(text: str) -> Iterator[tuple[int, str]]:
