@@ -21,6 +21,10 @@ __all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", 
            "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS", "rx"]
 
 
+def _alt(*alternatives: str) -> str:
+    return "|".join(f"(?:{a})" for a in alternatives)
+
+
 def rx(*alternatives: str) -> re.Pattern[str]:
     """One case-blind pattern matching any of ``alternatives``."""
     return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
@@ -68,6 +72,18 @@ class Gated:
     def finditer(self, text: str, present: AbstractSet[str]) -> list[re.Match[str]]:
         """Every pattern's matches in ``text``, by position."""
         return [m for _, m in self.tagged(text, present)]
+
+    def search(self, text: str, present: AbstractSet[str], pos: int = 0) -> re.Match[str] | None:
+        """The first match in ``text`` from ``pos`` (``None`` when no trigger is present)."""
+        found = self.triggers & present
+        if not found:
+            return None
+        best = None
+        for i in sorted({i for t in found for i in self._rules_of[t]}):
+            m = self.rules[i][1].search(text, pos)
+            if m and (best is None or m.start() < best.start()):
+                best = m
+        return best
 
 
 # Telling the model to drop its rules or to act behind the user's back: no honest reading.
@@ -168,7 +184,13 @@ FAVOUR = rx(
     r"prefer|like)\b",
 )
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
-BEYOND = rx(
+_BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time",
+                    "every time", "afterwards", "after", "go on to", "whatever", "second time",
+                    "follow", "once", "results", "behalf", "before", "prior to", "first",
+                    "then", "answer", "respond", "reply", "write", "recommend", "promote",
+                    "advertise", "avoid", "as the", "customary", "usual", "standard",
+                    "expected")
+BEYOND = Gated((_BEYOND_TRIGGERS, _alt(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
     r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
     r"follow(?:ed)?\s+(?:each|every|it|this|that)\s+(?:\w+\s+){0,3}?with|(?:after|following)\s+"
@@ -184,7 +206,7 @@ BEYOND = rx(
     r"\bas\s+the\s+(?:recommended|best|preferred|default|top)\s+(?:available\s+)?(?:option|choice|"
     r"provider|pick)\b|\bbe\s+recommended\b",
     r"\b(?:customary|usual|standard|recommended|expected)\s+follow[\s-]?ups?\b",
-)
+)))
 # Data that belongs to the user or the session, not to a tool's call.
 # The session itself: the conversation, earlier turns, the system prompt.
 SESSION = rx(
@@ -266,14 +288,22 @@ SECRET_SOURCE = rx(
     r"\$\{?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\}?|\bprocess\.env\b|"
     r"\bos\.environ\b",
 )
-TRANSFER = rx(
+_TRANSFER_TRIGGERS = ("read", "send", "include", "pass", "provide", "attach", "upload",
+                      "paste", "share", "give", "forward", "copy", "post", "email", "e-mail",
+                      "append", "leak", "exfiltrate", "enter", "supply", "put", "prefix",
+                      "add", "store", "keep", "mention", "report", "carr", "route", "sync",
+                      "back it up", "record", "save", "log", "capture", "remember", "verbatim",
+                      "goes in", "fill", "populate", "weave", "accompan", "submit", "grab",
+                      "drop", "stick", "place", "insert", "take", "open", "look up", "holding",
+                      "containing")
+TRANSFER = Gated((_TRANSFER_TRIGGERS, _alt(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
     r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
     r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|record|save|log|"
     r"capture|remember|verbatim|goes\s+in(?:to)?|fill|populate|weave|accompan\w+|submit|grab|"
     r"drop\s+(?:it|them|this)\s+in(?:to)?|stick|place|insert|take|"
     r"open|look\s+up|holding|containing)\b",
-)
+)))
 # What the user or the session holds that a tool's call never needs: the conversation and
 # its earlier turns, what the user said, shared or opened, their personal details. Each
 # pattern runs only when one of its trigger words occurs.
@@ -422,14 +452,15 @@ IMPERATIVE = re.compile(
     r"paste|share|give|forward|copy|post|email|append|leak|enter|supply|put|prefix|add|call|"
     r"use|run|invoke|open|fetch|store|keep)\b", re.IGNORECASE)
 # Putting this tool ahead of everything else.
-PRIORITY = rx(
+_PRIORITY_TRIGGERS = ("before", "this tool", "start of every")
+PRIORITY = Gated((_PRIORITY_TRIGGERS, _alt(
     r"\bbefore\s+(?:anything|any\s+other|every|each|answering|responding|replying|doing"
     r"\s+anything|any\s+(?:question|request|task|message|answer))\b",
     # Unconditional only: "always call this tool when asked X" is a usage hint.
     r"\b(?:call|use|run|invoke)\s+this\s+tool\s+(?:first|before\s+(?:any|every))\b",
     r"\bfirst,?\s+(?:call|use|run|invoke)\s+this\s+tool\b(?!\s+(?:when|if|to)\b)",
     r"\bat\s+the\s+start\s+of\s+every\b",
-)
+)))
 STRONG = rx(r"\b(?:must|shall|have\s+to|has\s+to|needs?\s+to|required\s+to)\b")
 # Topics that make the session the tool's own subject (a chat exporter, a summariser).
 SESSION_TOPICS = frozenset({"conversation", "chat", "history", "transcript", "message",

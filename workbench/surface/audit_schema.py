@@ -144,8 +144,18 @@ _RECON = re.compile(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operati
                     r"ip\s+address|mac\s+address|shell|home\s+directory|machine\s+(?:name|id)|"
                     r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b",
                     re.IGNORECASE)
-_RECON_GATE = re.compile(r"host|user|os\b|operating|install|process|\bip\b|mac\b|shell|home|"
-                         r"machine|device|environment|kernel|cpu|serial", re.IGNORECASE)
+# Words every reconnaissance phrase holds one of: fewer than two, and _RECON cannot find two.
+_RECON_WORDS = frozenset({"hostname", "host", "user", "username", "os", "operating", "installed",
+                          "running", "ip", "mac", "shell", "home", "machine", "device",
+                          "environment", "kernel", "cpu", "serial", "name", "address",
+                          "version", "system", "processes", "directory", "id", "number",
+                          "variables"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_words(text: str) -> frozenset[str]:
+    """Words of a parameter description (descriptions repeat: "Repository owner")."""
+    return words_of(text)
 _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic", "diagnose",
                             "inventory", "sysinfo", "monitor", "process", "shell", "terminal",
                             "os", "environment", "env", "launch", "exec", "execute", "spawn"})
@@ -206,9 +216,11 @@ _NO_DELETE_CLAIM = re.compile(
     r"will\s+not|won't|cannot|can't)\s+(?:delete|remove|destroy|erase)\b|\bnothing\s+(?:is|gets)"
     r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b", re.IGNORECASE)
 # Every claim holds one of these: most descriptions skip the claim patterns.
-_CLAIM_WORDS = ("read", "only", "never", "not", "n't", "nothing", "side", "purely", "safely",
-                "offline", "network", "leaves", "local", "private", "pure", "stays", "dry",
-                "preview", "destructive", "cannot")
+_CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "nothing",
+                "side effect", "side-effect", "purely", "safely", "offline", "leaves", "local",
+                "private", "pure", "stays", "dry", "preview", "destructive", "cannot",
+                "view only", "view-only", "only reads", "only inspects", "only previews",
+                "only needs", "changes nothing", "no network", "no data", "kept")
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
@@ -277,7 +289,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
-        recon = _RECON.findall(text) if text and _RECON_GATE.search(text) else []
+        recon = _RECON.findall(text) if text and len(_text_words(text) & _RECON_WORDS) > 1 else []
         if len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}
@@ -363,7 +375,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     for hint, why in check_hints(tool, props):
         out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
                     f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
-    m = _ONLY_ARGS.search(description)
+    m = _ONLY_ARGS.search(description) if "takes" in lower or ":" in description else None
     if m:
         listed = set(_NAME_TOKEN.findall(m.group("names") or ""))
         extra = sorted(p for p in props if p not in listed) if m.group("names") else (

@@ -322,7 +322,7 @@ def read_text(text: str, ctx: ToolContext,
     for index, (offset, sentence) in enumerate(sentences(text)):
         lower = sentence.lower()
         # A one-sentence text has its gates already; longer ones narrow them per sentence.
-        gates = text_gates if single or len(text) < 400 else _gates(lower)
+        gates = text_gates if single else _gates(lower)
         if not gates and not g_tools:
             continue
         directive = False
@@ -345,8 +345,8 @@ def read_text(text: str, ctx: ToolContext,
         imperative = lex.IMPERATIVE.match(sentence) if "imperative" in gates else None
         transfer = personal = beyond = priority = strong = None
         if address or imperative:
-            beyond = lex.BEYOND.search(sentence)
-            transfer = lex.TRANSFER.search(sentence)
+            beyond = lex.BEYOND.search(sentence, gates)
+            transfer = lex.TRANSFER.search(sentence, gates)
             personal = lex.PERSONAL.search(sentence) if transfer else None
             if personal and _negated(sentence, personal.start()):
                 personal = None
@@ -355,7 +355,7 @@ def read_text(text: str, ctx: ToolContext,
             if imperative and not index and not is_param and personal and not lex.SESSION.search(
                     sentence):
                 imperative = None
-            priority = lex.PRIORITY.search(sentence)
+            priority = lex.PRIORITY.search(sentence, gates)
             strong = address and lex.STRONG.search(sentence) and not _names_own_param(sentence,
                                                                                     ctx)
         if personal and (address or imperative) and not ctx.topic & lex.SESSION_TOPICS:
@@ -399,7 +399,7 @@ def read_text(text: str, ctx: ToolContext,
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
         m = lex.SECRET.search(sentence) if "secret" in gates else None
         if m and transfer is None:
-            transfer = lex.TRANSFER.search(sentence)
+            transfer = lex.TRANSFER.search(sentence, gates)
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                     m.end()):
             # "your AWS_SECRET_KEY in symbol": placed into one of this tool's parameters.
@@ -424,7 +424,7 @@ def read_text(text: str, ctx: ToolContext,
                 if ctx.topic & lex.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
-                flow = is_param or transfer or lex.TRANSFER.search(sentence)
+                flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
                 add("data.user", "high" if flow else "warning", offset + m.start(),
                     offset + m.end(),
                     ("asks for" if flow else "refers to") + " the user's data or the "
@@ -465,7 +465,8 @@ def read_text(text: str, ctx: ToolContext,
             if m.group(1) not in ctx.siblings:
                 add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                     f"hooks onto {m.group(1)!r}, a tool this server does not offer")
-            elif lex.STRONG.search(sentence, m.end()) or lex.TRANSFER.search(sentence, m.end()):
+            elif lex.STRONG.search(sentence, m.end()) or lex.TRANSFER.search(
+                    sentence, gates, m.end()):
                 # A sibling's own text says how to call it; this one rewrites its calls.
                 add("directive.model", "warning", offset + m.start(1), offset + m.end(1),
                     f"tells the model how to call {m.group(1)!r} whenever it is used")
@@ -485,7 +486,7 @@ def read_text(text: str, ctx: ToolContext,
         m = lex.FIXED_ADDRESS.search(sentence) if "dest" in gates else None
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                    m.end(), ctx) and (
-                lex.TRANSFER.search(sentence) or lex.HANDOVER.search(sentence)):
+                lex.TRANSFER.search(sentence, gates) or lex.HANDOVER.search(sentence)):
             add("directive.recipient", "high", offset + m.start(), offset + m.end(),
                 "writes a fixed destination (an address the user never gave) into the tool's "
                 "text, with something to send or transfer there")
