@@ -218,19 +218,23 @@ def _gates(lower: str) -> set[str]:
     Gated`). A dictionary lookup per distinct word and a few substring tests, so most
     sentences run none of a block's patterns.
     """
-    out: set[str] = set()
     memo = _WORD_GATES
+    parts = []
     for word in set(_WORD.findall(lower)):
         gates = memo.get(word)
         if gates is None:
             gates = _word_gates(word)
             if len(memo) < _WORD_GATES_MAX:
                 memo[word] = gates
-        if gates:
-            out |= gates
+        parts.append(gates)
+    out: set[str] = set().union(*parts)
     for head in out & _HEADS:
-        out.update(p for p in _BY_HEAD[head] if p in lower)
-    out.update(p for p in _HEADLESS if p in lower)
+        for p in _BY_HEAD[head]:
+            if p in lower:
+                out.add(p)
+    for p in _HEADLESS:
+        if p in lower:
+            out.add(p)
     if not out.isdisjoint(_OVERRIDE_PHRASES):
         out.add("override")
     if not out.isdisjoint(_FILE_PHRASES):
