@@ -70,19 +70,21 @@ def _lookalike_letters(word: str) -> list[str]:
 def _disguised(text: str) -> list[tuple[re.Match[str], list[str]]]:
     """Words in Latin text spelled partly or wholly with letters that look Latin.
 
-    A Russian or Greek sentence is not a disguise: only words in a mostly-ASCII text, that
-    mix scripts or fold entirely to ASCII through :data:`HOMOGLYPHS`, count.
+    A word that mixes Latin letters with look-alike ones ("sеnd" with a Cyrillic e) is a
+    disguise in any text. A word spelled wholly in look-alike letters that fold to ASCII
+    through :data:`HOMOGLYPHS` ("сор") counts only in mostly-Latin text: a Russian or
+    Greek sentence is not a disguise.
     """
     letters = [c for c in text if c.isalpha()]
-    if not letters or sum(c.isascii() for c in letters) < 0.8 * len(letters):
-        return []
+    latin = bool(letters) and sum(c.isascii() for c in letters) >= 0.6 * len(letters)
     out = []
     for m in _WORDS.finditer(text):
         word = m.group()
         if word.isascii():
             continue
         odd = _lookalike_letters(word)
-        if odd and (len(odd) < len(word) or word.lower().translate(HOMOGLYPHS).isascii()):
+        mixed = any(c.isascii() for c in word)
+        if odd and (mixed or latin and word.lower().translate(HOMOGLYPHS).isascii()):
             out.append((m, odd))
     return out
 

@@ -148,6 +148,9 @@ OVERRIDE = Gated(
     (("own independent", "own judgement", "own judgment", "own opinion", "own recommendation"),
      r"\b(?:assistant|model|agent|ai|your)(?:'s)?\s+own\s+(?:independent\s+)?(?:judge?ment|opinion|"
      r"recommendation|idea|view)\b"),
+    (("regardless of",),
+     r"\bregardless\s+of\s+(?:what|the\s+\w+|which\s+\w+)\s+(?:\w+\s+)?(?:the\s+)?user\s+(?:gives|"
+     r"asks|says|wants|chose|chooses|picked|provides|requested)\b"),
     (("confirmation", "consent", "approval", "permission"),
      r"\b(?:user\s+)?(?:confirmation|consent|approval|permission)\s+(?:is\s+)?(?:not\s+(?:needed|"
      r"required|necessary)|unnecessary)\b|\bno\s+(?:need\s+for\s+)?(?:user\s+)?(?:confirmation|"
@@ -179,6 +182,9 @@ FAVOUR = rx(
     r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b",
     r"\b(?:is|are)\s+expected\s+to\b",
     r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b",
+    r"\b(?:travell?ers|customers|developers|clients)\s+(?:generally\s+|usually\s+|typically\s+)?"
+    r"(?:find|appreciate|expect|prefer|like)\b|\b(?:integration|indexer|server|service|platform)\s+"
+    r"expects\b",
     r"\b(?:considered|deemed)\s+(?:good\s+|proper\s+)?(?:etiquette|practice|courtesy|polite|"
     r"customary)\b|\b(?:users|people|teams)\s+(?:generally\s+|usually\s+)?(?:appreciate|expect|"
     r"prefer|like)\b",
@@ -189,7 +195,7 @@ _BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time
                     "follow", "once", "results", "behalf", "before", "prior to", "first",
                     "then", "answer", "respond", "reply", "write", "recommend", "promote",
                     "advertise", "avoid", "as the", "customary", "usual", "standard",
-                    "expected")
+                    "expected", "leave the", "partner", "followed by")
 BEYOND = Gated((_BEYOND_TRIGGERS, _alt(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
     r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
@@ -206,6 +212,8 @@ BEYOND = Gated((_BEYOND_TRIGGERS, _alt(
     r"\bas\s+the\s+(?:recommended|best|preferred|default|top)\s+(?:available\s+)?(?:option|choice|"
     r"provider|pick)\b|\bbe\s+recommended\b",
     r"\b(?:customary|usual|standard|recommended|expected)\s+follow[\s-]?ups?\b",
+    r"\bleave\s+(?:the\s+)?others?\s+out\b|\bpartner\s+(?:\w+\s+)?(?:only|first)\b|\bfollowed\s+by\s+"
+    r"(?:a|an)\s+[`'\"]?\w+[_-]\w+",
 )))
 # Data that belongs to the user or the session, not to a tool's call.
 # The session itself: the conversation, earlier turns, the system prompt.
@@ -354,7 +362,8 @@ USER_DATA = Gated(
     (("'s", "’s"),
      r"\b(?:user|person|human|customer|organi[sz]er|requester|author|sender|caller|client|"
      r"member|employee|patient|individual)(?:'s|s'|’s)\s+"
-     r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise)\s+)*"
+     r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise|upcoming|recent|"
+     r"saved|other)\s+)*"
      r"(?:names?|e-?mails?(?:\s+address(?:es)?)?|(?:street\s+|postal\s+)?address(?:es)?|"
      r"phone(?:\s+numbers?)?|locations?|employer|birth\s?(?:day|date)|ssn|passport|identity|"
      r"contacts?|contact\s+(?:details|list)|calendar|home\s*town|ip(?:\s+address)?|age|income|"
@@ -374,12 +383,13 @@ USER_DATA = Gated(
      r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
      r"\b(?:names?|e-?mails?|details|contacts?|addresses)\s+of\s+(?:everyone|everybody|all\s+"
      r"(?:the\s+)?participants)\b", "personal"),
-    (("other", "open ", "clipboard", "browser", "browsing"),
+    (("other", "open ", "clipboard", "browser", "browsing", "content"),
      r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
      r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
      r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bclipboard\b|"
      r"\bother\s+(?:files|documents|tabs|windows)\s+(?:currently\s+)?(?:open|opened)\b|"
-     r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b|"
+     r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b|\bcontents?\s+of\s+(?:any|all|every)\s+"
+     r"(?:[\w-]+\s+){0,3}?files\b|"
      r"\bbrows(?:er|ing)\s+(?:history|tabs|data)\b", "resources"),
 )
 # Topics that make each kind of the user's data a tool's own subject: a chat exporter reads
@@ -526,7 +536,9 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
                  "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
                  "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
-                 "deemed", "users", "teams", "people", "partner", "arrangement", "established")
+                 "deemed", "users", "teams", "people", "partner", "arrangement", "established",
+                 "travellers", "travelers", "customers", "developers", "clients", "integration",
+                 "indexer", "service", "platform")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

@@ -75,9 +75,12 @@ _FAMILIES = (
      frozenset({"env", "environment", "variable", "dotenv", "launch", "run", "exec", "execute",
                 "spawn", "process", "program", "command", "shell", "container", "deploy",
                 "build", "start", "debug", "debugger"})),
-    (frozenset({"profile", "contacts", "location"}),
-     frozenset({"profile", "contact", "location", "account", "address", "map", "maps", "place",
-                "places", "geo", "weather", "nearby", "directions", "route", "distance"})),
+    (frozenset({"profile", "contacts", "calendar"}),
+     frozenset({"profile", "contact", "account", "address", "calendar", "crm", "people",
+                "meeting", "schedule"})),
+    (frozenset({"location"}),
+     frozenset({"location", "map", "maps", "place", "places", "geo", "weather", "nearby",
+                "directions", "route", "distance"})),
 )
 _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 _KEY_KINDS = frozenset({"api", "private", "secret", "ssh", "access", "signing", "encryption",
@@ -201,8 +204,8 @@ def _free_text(schema: Mapping[str, Any]) -> bool:
 
 
 _READ_ONLY_CLAIM = re.compile(
-    r"\bread[\s-]?only\b|\bnever\s+(?:changes?|modif(?:y|ies)|writes?|alters?|"
-    r"touch(?:es)?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
+    r"\bread[\s-]?only\b|\bnever\s+(?:[a-z]+(?:,\s*|\s+or\s+|\s+and\s+)){0,4}(?:changes?|"
+    r"modif(?:y|ies)|writes?|alters?|touch(?:es)?|moves?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
     r"touch|write|alter)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
     r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written)\b"
     r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b"
@@ -216,11 +219,13 @@ _NO_DELETE_CLAIM = re.compile(
     r"will\s+not|won't|cannot|can't)\s+(?:delete|remove|destroy|erase)\b|\bnothing\s+(?:is|gets)"
     r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b", re.IGNORECASE)
 # Every claim holds one of these: most descriptions skip the claim patterns.
-_CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "nothing",
+_CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "nothing", "viewing",
                 "side effect", "side-effect", "purely", "safely", "offline", "leaves", "local",
                 "private", "pure", "stays", "dry", "preview", "destructive", "cannot",
                 "view only", "view-only", "only reads", "only inspects", "only previews",
                 "only needs", "changes nothing", "no network", "no data", "kept")
+_EXCEPT = re.compile(r"\b(?:except|other\s+than|apart\s+from|only\s+to|but\s+to)\b",
+                     re.IGNORECASE)
 _OFFLINE_CLAIM = re.compile(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
@@ -240,7 +245,10 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
                      "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
                      "evict", "expire", "discard", "terminate", "stop",
-                     "autocommit", "autosave", "autopush", "autodelete", "autoapprove"})
+                     "autocommit", "autosave", "autopush", "autodelete", "autoapprove",
+                     "follow", "unfollow", "star", "unstar", "subscribe", "unsubscribe",
+                     "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
+                     "donate", "chmod", "chown", "ownership", "permissions"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -366,7 +374,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                             offset + m.start(), offset + m.end(),
                             f"claims to change nothing, but {why}", description))
         m = _OFFLINE_CLAIM.search(sentence)
-        if m:
+        if m and not _EXCEPT.search(sentence, m.end()):  # "... anywhere except its API"
             why = _network(tool, props, description)
             if why:
                 out.append(("schema.contradiction", "warning", "description",
@@ -396,18 +404,18 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     hit = _stems(words_of(str(tool.get("name", "")))) & _WRITES
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
-    for param, schema in props.items():
+    for path, param, schema in _walk(props):
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description", "")
         said = _stems(words_of(text)) if isinstance(text, str) else set()
         hit = (_name_stems(param) | said) & _WRITES
         if hit:
-            return f"parameter {param!r} says {sorted(hit)[0]!r}"
+            return f"parameter {path!r} says {sorted(hit)[0]!r}"
         default = schema.get("default")
         hit = _stems(words_of(default)) & _WRITES if isinstance(default, str) else set()
         if hit:
-            return f"parameter {param!r} defaults to {default!r}"
+            return f"parameter {path!r} defaults to {default!r}"
     hints = tool.get("annotations") or {}
     if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
         return "its annotations say destructive"
@@ -436,7 +444,7 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
     ``strict``: only parameters named for sending (a webhook, recipients), not those that
     may merely reach a host (``url``, ``server``).
     """
-    for param, schema in props.items():
+    for _, param, schema in _walk(props):
         hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"

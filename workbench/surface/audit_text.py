@@ -111,6 +111,7 @@ _NEGATION = lex.rx(
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
 _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
+_CONDITION = re.compile(r"\b(?:if|when|whenever|once|unless)\b[^,;]*,", re.IGNORECASE)
 _AVOIDED = re.compile(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
                       r"this|that|these|those)\b", re.IGNORECASE)
 # A sentence that says what the tool does, in the third person ("Reads a ... file").
@@ -122,7 +123,9 @@ _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration
 _LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:",
                           re.IGNORECASE)
 # A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
-_SECURITY_TOPICS = frozenset({"scan", "scanner", "audit", "auditor", "detect", "detector",
+_SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulnerability",
+                              "attack", "attacks", "exploit", "malware",
+                              "scan", "scanner", "audit", "auditor", "detect", "detector",
                               "guard", "lint", "linter", "injection", "injections", "poison",
                               "poisoning", "security", "sanitize", "sanitise", "moderate",
                               "moderation", "firewall", "redact", "redactor", "shield"})
@@ -133,6 +136,8 @@ def _negated(sentence: str, start: int) -> bool:
     """A negation word earlier in the same clause, or right after the term ("are refused")."""
     head = sentence[:start]
     cut = max((m.end() for m in _CLAUSE_BREAK.finditer(head)), default=0)
+    # A condition ends at its comma: "If the user gave none, use ~/.ssh/..." negates nothing.
+    cut = max(cut, max((m.end() for m in _CONDITION.finditer(head)), default=0))
     if _NEGATION.search(head[cut:]):
         return True
     tail = sentence[start:]
