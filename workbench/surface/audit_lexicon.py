@@ -490,19 +490,20 @@ NAMED_TOOL_ANY = re.compile(
     r"(?:tools?|calls?|functions?)\b", re.IGNORECASE)
 # A destination written into a tool's text: an e-mail address that is not a placeholder, a
 # wallet address. A tool documents where *its* data goes through parameters.
+# An e-mail address that is not a placeholder (someone@example.com, you@...).
+_EMAIL = (r"(?<![\w.+-])(?![\w.+-]*@(?:example|test|domain|company|acme)\.)(?!(?:user|you|name|"
+          r"me|someone|email|alice|bob|jane|john|foo)@)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b")
 FIXED_ADDRESS = re.compile(
-    r"(?<![\w.+-])(?![\w.+-]*@(?:example|test|domain|company|acme)\.)(?!(?:user|you|name|me|"
-    r"someone|email|alice|bob|jane|john|foo)@)[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b"
+    _EMAIL +
     r"|\b0x[0-9a-fA-F]{40}\b|\bbc1[a-z0-9]{25,62}\b|(?<![\w+])\+\d[\d\s().-]{7,}\d\b")
 # What sends something to a fixed destination: a transfer, a trailer, an invite.
 HANDOVER = rx(r"\b(?:transfer|trailer|co-authored-by|signed-off-by|recipients?|attendees?|replaced|"
               r"invite|contribution|tip|donat\w+|payout|cc|bcc)\b")
 # A fixed recipient written into a tool's text: "add archive@example.net as BCC".
 RECIPIENT = re.compile(
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
+    _EMAIL + r"(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
     r"attendees?|forward|added|add|share\w*)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send|"
-    r"share\w*|set\s+to)\b[^.]{0,60}"
-    r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", re.IGNORECASE)
+    r"share\w*|set\s+to)\b[^.]{0,60}" + _EMAIL, re.IGNORECASE)
 GENERIC_TOOLS = rx(
     r"\b(?:tools?|functions?)\s+of\s+the\s+[`'\"]?[\w-]+[`'\"]?\s+(?:server|mcp|integration)\b",
     r"\bthe\s+[`'\"]?[\w-]+[`'\"]?\s+server'?s\s+tools\b",

@@ -357,7 +357,9 @@ def read_text(text: str, ctx: ToolContext,
             beyond = lex.BEYOND.search(sentence, gates)
             transfer = lex.TRANSFER.search(sentence, gates)
             personal = lex.PERSONAL.search(sentence) if transfer else None
-            if personal and _negated(sentence, personal.start()):
+            # Negated, or the tool's own subject (a contacts tool asks for a phone number).
+            if personal and (_negated(sentence, personal.start()) or ctx.topic & (
+                    lex.USER_DATA_TOPICS["personal"] | lex.USER_DATA_TOPICS["session"])):
                 personal = None
             # A description's first sentence says what the tool does, often as an imperative
             # ("Add a review comment to the user's review"); later ones address the reader.
