@@ -140,10 +140,13 @@ def visible(text: str) -> str:
 
 
 # -- names --------------------------------------------------------------------------------
+_SEPARATORS = re.compile(r"[\s_.\-]+")
+
+
 def _skeleton(name: str) -> str:
     folded = unicodedata.normalize("NFKC", name).lower().translate(HOMOGLYPHS)
     folded = folded.replace("rn", "m").replace("vv", "w").replace("i", "l")
-    return re.sub(r"[\s_.\-]+", "", folded)
+    return _SEPARATORS.sub("", folded)
 
 
 def _differences(name: str, twin: str) -> str:
@@ -185,6 +188,7 @@ def tool_texts(tool: Mapping[str, Any], deep: bool = False) -> list[tuple[str, s
     return texts
 
 
+_NAME_PARTS = re.compile(r"[_\-]+")
 # Nesting deeper than this is read no further (a hostile schema may nest without end).
 _MAX_DEPTH = 6
 # A parameter name of this many words can carry a sentence ("content_from_reading_id_rsa").
@@ -196,7 +200,7 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
     for param, schema in props.items():
         field = f"{where}.{param}"
         if len(words_of(str(param))) >= _NAME_WORDS:
-            out.append((f"{field}.name", " ".join(re.split(r"[_\-]+", str(param)))))
+            out.append((f"{field}.name", " ".join(_NAME_PARTS.split(str(param)))))
         if not isinstance(schema, Mapping):
             continue
         for key in ("description", "title"):

@@ -128,7 +128,7 @@ def _records(tool: Mapping[str, Any]) -> bool:
     hints = tool.get("annotations")
     if isinstance(hints, Mapping) and hints.get("readOnlyHint") is True:
         return False
-    first = re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", str(tool.get("name", "")))[0].lower()
+    first = _VERB_SPLIT.split(str(tool.get("name", "")))[0].lower()
     return first in _RECORDS
 
 
@@ -170,6 +170,7 @@ _ONLY_ARGS = re.compile(
     r"\btakes\s+(?:a\s+single|one|only\s+one|just\s+one|only\s+an?|a\s+lone)\s+(?:argument|"
     r"parameter|input)\b|\b(?:parameters|arguments|inputs)\s*:\s*(?P<names>[`'\"]?[A-Za-z_]\w*[`'\"]?"
     r"(?:\s*(?:,|and|or)\s*[`'\"]?[A-Za-z_]\w*[`'\"]?)+)\s*\.", re.IGNORECASE)
+_VERB_SPLIT = re.compile(r"[_\-.]+|(?<=[a-z])(?=[A-Z])")
 _REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|"
                         r"types|kind|pattern|scope|scopes|expiry|status|state|count|length|"
                         r"Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status)\Z|"
@@ -496,7 +497,7 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     that is on by default, a default that writes or points off the machine, a parameter
     named for sending. Parameter *descriptions* are not read here ("the commit SHA").
     """
-    words = re.split(r"[_\-.]+|(?<=[a-z])(?=[A-Z])", str(tool.get("name", "")))
+    words = _VERB_SPLIT.split(str(tool.get("name", "")))
     # Not "create": a presigned URL or a report is created without changing anything.
     if words and _stems([words[0].lower()]) & _WRITES - {"create", "add"}:
         return f"its name starts with {words[0]!r}"

@@ -111,6 +111,11 @@ _NEGATION = lex.rx(
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
 _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
+_REFUSED = re.compile(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
+                          r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)|"
+                          r"\b(?:are|is)\s+never\b", re.IGNORECASE)
+_MARKED_NAME = re.compile(r"[_\-.]|[a-z][A-Z]")
+_PLACED = re.compile(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?[`'\"]?(\w+)")
 _CONDITION = re.compile(r"\b(?:if|when|whenever|once|unless)\b[^,;]*,", re.IGNORECASE)
 _AVOIDED = re.compile(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
                       r"this|that|these|those)\b", re.IGNORECASE)
@@ -144,11 +149,7 @@ def _negated(sentence: str, start: int) -> bool:
     if _AVOIDED.search(tail):
         return True  # "commands like `cat .env` would print secrets: avoid them"
     stop = _CLAUSE_BREAK.search(tail, 1)
-    return bool(re.search(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
-                          r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)|"
-                          r"\b(?:are|is)\s+never\b",
-                          tail[:stop.start() if stop else None],
-                          re.IGNORECASE))
+    return bool(_REFUSED.search(tail[:stop.start() if stop else None]))
 
 
 def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None) -> bool:
@@ -279,7 +280,7 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
     ("'create', 'update', or 'delete'") is not a tool. ``read_file`` and ``get-env`` always
     count.
     """
-    if re.search(r"[_\-.]|[a-z][A-Z]", name) or len(name) >= 10:
+    if _MARKED_NAME.search(name) or len(name) >= 10:
         return True
     before, after = sentence[max(0, start - 24):start].lower(), sentence[end:end + 6].lower()
     if "tool" in after:
@@ -414,8 +415,7 @@ def read_text(text: str, ctx: ToolContext,
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                     m.end()):
             # "your AWS_SECRET_KEY in symbol": placed into one of this tool's parameters.
-            placed = re.search(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?[`'\"]?(\w+)",
-                               sentence[m.end():m.end() + 40])
+            placed = _PLACED.search(sentence[m.end():m.end() + 40])
             if placed and placed.group(1) not in ctx.params:
                 placed = None
             # Fetched from where the model can reach it (the MCP settings, the environment):
