@@ -178,6 +178,22 @@ _REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|
                         r"(?:token|Token)")
 
 
+# The last schema walked, with its table: one tool's checks walk the same schema up to five
+# times. A tuple swapped in one assignment, so concurrent audits never see a mixed pair.
+_LAST_WALK: tuple[Any, tuple[tuple[str, str, Any], ...]] = (None, ())
+
+
+def _walked(props: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
+    """:func:`_walk` as a tuple, remembered for the schema walked last."""
+    global _LAST_WALK
+    last = _LAST_WALK
+    if last[0] is props:
+        return last[1]
+    table = tuple(_walk(props))
+    _LAST_WALK = (props, table)
+    return table
+
+
 def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
     """``(path, name, schema)`` for each parameter, nested objects and array items included."""
     for param, schema in props.items():
@@ -294,7 +310,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     """
     out: list[tuple[str, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
-    for path, param, schema in _walk(props):
+    for path, param, schema in _walked(props):
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
@@ -405,7 +421,7 @@ def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     hit = _stems(words_of(str(tool.get("name", "")))) & _WRITES
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
-    for path, param, schema in _walk(props):
+    for path, param, schema in _walked(props):
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description", "")
@@ -445,7 +461,7 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
     ``strict``: only parameters named for sending (a webhook, recipients), not those that
     may merely reach a host (``url``, ``server``).
     """
-    for _, param, schema in _walk(props):
+    for _, param, schema in _walked(props):
         hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
@@ -466,7 +482,7 @@ def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     hit = _stems(words_of(str(tool.get("name", "")))) & _DESTROYS
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
-    for path, param, schema in _walk(props):
+    for path, param, schema in _walked(props):
         default = schema.get("default") if isinstance(schema, Mapping) else None
         hit = _name_stems(param) & _DESTROYS
         if hit and default is not False:
@@ -501,7 +517,7 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     # Not "create": a presigned URL or a report is created without changing anything.
     if words and _stems([words[0].lower()]) & _WRITES - {"create", "add"}:
         return f"its name starts with {words[0]!r}"
-    for _, param, schema in _walk(props):
+    for _, param, schema in _walked(props):
         named = _name_words(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"

@@ -329,7 +329,8 @@ def read_text(text: str, ctx: ToolContext,
     if not g_tools and not text_gates:
         return out
     single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
-    for index, (offset, sentence) in enumerate(sentences(text)):
+    parts = [(0, text)] if single else sentences(text)  # one sentence: no splitting
+    for index, (offset, sentence) in enumerate(parts):
         lower = sentence.lower()
         # A one-sentence text has its gates already; longer ones narrow them per sentence.
         gates = text_gates if single else _gates(lower)
