@@ -256,6 +256,14 @@ def _gates(lower: str) -> set[str]:
     return out
 
 
+# Every gate and trigger a reading block of :func:`read_text` tests: a text holding none of
+# them cannot produce a finding, so its sentences are not read one by one.
+_OPENERS = frozenset({"address", "imperative", "override", "secret", "path", "hook", "dest",
+                      "generic"}).union(lex.OVERRIDE.triggers, lex.USER_DATA.triggers,
+                                        lex.UNASKED.triggers, lex.SCOPE.triggers,
+                                        lex.SECRET_FILE.triggers)
+
+
 def _exposes(sentence: str) -> bool:
     """Whether the sentence asks for a secret's value itself.
 
@@ -326,14 +334,14 @@ def read_text(text: str, ctx: ToolContext,
     # Gates on the whole text first: a block whose words the text lacks skips every sentence.
     g_tools = bool(ctx.foreign) and not ctx.foreign.isdisjoint(lex.TOOL_TOKEN.findall(text))
     text_gates = _gates(text.lower())
-    if not g_tools and not text_gates:
-        return out
+    if not g_tools and text_gates.isdisjoint(_OPENERS):
+        return out  # nothing in the text can open any reading block
     single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
     parts = [(0, text)] if single else sentences(text)  # one sentence: no splitting
     for index, (offset, sentence) in enumerate(parts):
         lower = sentence.lower()
         # A one-sentence text has its gates already; longer ones narrow them per sentence.
-        gates = text_gates if single else _gates(lower)
+        gates = text_gates if single or len(text) < 200 else _gates(lower)
         if not gates and not g_tools:
             continue
         directive = False
