@@ -53,26 +53,24 @@ def _read(path: Path) -> Any:
         raise ConfigError(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno) from None
 
 
+def _servers(folder: Path, sources: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """``{server: tools}`` from a folder of server files; their sources go into ``sources``."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(folder.glob("*.json")):
+        data = _read(path)
+        if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
+            raise ConfigError(str(path), "tools", "a server file is "
+                              '{"server", "source", "tools": [...]}')
+        out[data.get("server") or path.stem] = data["tools"]
+        sources[data.get("server") or path.stem] = data.get("source")
+    return out
+
+
 def load_corpus(directory: str | Path) -> dict[str, Any]:
     """Read a corpus directory: ``{"real": {server: [tools]}, "sources", "poisoned", ...}``."""
     root = Path(directory)
-    real: dict[str, list[dict[str, Any]]] = {}
     sources: dict[str, Any] = {}
-    for path in sorted((root / "real").glob("*.json")):
-        data = _read(path)
-        if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
-            raise ConfigError(str(path), "tools", "a real server file is "
-                              '{"server", "source", "tools": [...]}')
-        real[data.get("server") or path.stem] = data["tools"]
-        sources[data.get("server") or path.stem] = data.get("source")
-    archived: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted((root / "archived").glob("*.json")):
-        data = _read(path)
-        if not isinstance(data, dict) or not isinstance(data.get("tools"), list):
-            raise ConfigError(str(path), "tools", "an archived server file is "
-                              '{"server", "source", "tools": [...]}')
-        archived[data.get("server") or path.stem] = data["tools"]
-        sources[data.get("server") or path.stem] = data.get("source")
+    real, archived = _servers(root / "real", sources), _servers(root / "archived", sources)
     out: dict[str, Any] = {"real": real, "archived": archived, "sources": sources}
     for name in ("poisoned", "lookalikes", "rugpulls"):
         items = _read(root / f"{name}.json")

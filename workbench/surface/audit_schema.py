@@ -376,27 +376,16 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     for offset, sentence in sentences(description) if claims else ():
         if any(t in siblings and t != name for t in _NAME_TOKEN.findall(sentence)):
             continue
-        m = _NO_DELETE_CLAIM.search(sentence)
-        if m:
-            why = _destroys(tool, props)
+        for claim, evidence, what in _CLAIMS:
+            m = claim.search(sentence)
+            # "does not send your token anywhere except its API" claims less than it seems.
+            if not m or claim is _OFFLINE_CLAIM and _EXCEPT.search(sentence, m.end()):
+                continue
+            why = evidence(tool, props)
             if why:
                 out.append(("schema.contradiction", "warning", "description",
                             offset + m.start(), offset + m.end(),
-                            f"claims to delete nothing, but {why}", description))
-        m = _READ_ONLY_CLAIM.search(sentence)
-        if m:
-            why = _writes(tool, props)
-            if why:
-                out.append(("schema.contradiction", "warning", "description",
-                            offset + m.start(), offset + m.end(),
-                            f"claims to change nothing, but {why}", description))
-        m = _OFFLINE_CLAIM.search(sentence)
-        if m and not _EXCEPT.search(sentence, m.end()):  # "... anywhere except its API"
-            why = _network(tool, props, description)
-            if why:
-                out.append(("schema.contradiction", "warning", "description",
-                            offset + m.start(), offset + m.end(),
-                            f"claims to send nothing, but {why}", description))
+                            f"claims to {what}, but {why}", description))
     for hint, why in check_hints(tool, props):
         out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
                     f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
@@ -496,7 +485,7 @@ def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     return ""
 
 
-def _network(tool: Mapping[str, Any], props: Mapping[str, Any], description: str) -> str:
+def _network(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     why = _sends(props)
     if why:
         return why
@@ -538,6 +527,12 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
                 words_of(default)) & _WRITES):
             return f"parameter {param!r} defaults to {default[:60]!r}"
     return ""
+
+
+# A claim, what contradicts it, and how the finding words it.
+_CLAIMS = ((_NO_DELETE_CLAIM, _destroys, "delete nothing"),
+           (_READ_ONLY_CLAIM, _writes, "change nothing"),
+           (_OFFLINE_CLAIM, _network, "send nothing"))
 
 
 def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any]) -> list[tuple[str, str]]:
