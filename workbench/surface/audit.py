@@ -213,15 +213,20 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
                   depth: int) -> None:
     for param, schema in props.items():
         field = f"{where}.{param}"
-        if len(words_of(str(param))) >= _NAME_WORDS:
-            out.append((f"{field}.name", " ".join(_NAME_PARTS.split(str(param)))))
-        if not isinstance(schema, Mapping):
+        name = str(param)
+        # Four words need three separators (or camel humps): most names skip the split.
+        if sum(map(name.count, "_-")) + sum(c.isupper() for c in name) >= _NAME_WORDS - 1 and (
+                len(words_of(name)) >= _NAME_WORDS):
+            out.append((f"{field}.name", " ".join(_NAME_PARTS.split(name))))
+        if type(schema) is not dict and not isinstance(schema, Mapping):
             continue
         for key in ("description", "title"):
             if isinstance(schema.get(key), str) and schema[key]:
                 out.append((f"{field}.{key}", schema[key]))
         for key in ("default", "enum", "examples", "const"):
             values = schema.get(key)
+            if values is None:
+                continue
             if isinstance(values, Mapping):  # an object default: {"Authorization": "..."}
                 values = [f"{k}: {v}" for k, v in values.items()]
             strings = [v for v in (values if isinstance(values, list) else [values])
@@ -277,11 +282,14 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     tools = [(srv, _as_wire(t)) for srv, items in toolsets.items() for t in items]
     servers_of: dict[str, list[str]] = {}
     skeletons: dict[str, set[str]] = {}
+    skeleton_of: dict[str, str] = {}
     names_on: dict[str, set[str]] = {}
     for srv, tool in tools:
         name = _name_of(tool)
         servers_of.setdefault(name, []).append(srv)
-        skeletons.setdefault(_skeleton(name), set()).add(name)
+        if name not in skeleton_of:
+            skeleton_of[name] = _skeleton(name)
+        skeletons.setdefault(skeleton_of[name], set()).add(name)
         names_on.setdefault(srv, set()).add(name)
     mine_of = {srv: frozenset(names) for srv, names in names_on.items()}
     # Foreign: a name some other server offers (even when this server offers it too).
@@ -292,16 +300,16 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     for srv, tool in tools:
         if focus is not None and (srv, _name_of(tool)) not in focus:
             continue
-        findings.extend(_audit_tool(srv, tool, servers_of, skeletons, mine_of[srv],
-                                    foreign_of[srv]))
+        findings.extend(_audit_tool(srv, tool, servers_of, skeletons, skeleton_of,
+                                    mine_of[srv], foreign_of[srv]))
     findings.sort(key=lambda f: (-_RANK[f.severity], f.server, f.tool, f.code, f.field,
                                  f.evidence))
     return findings
 
 
 def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list[str]],
-                skeletons: Mapping[str, set[str]], mine: frozenset[str],
-                foreign: frozenset[str]) -> list[Finding]:
+                skeletons: Mapping[str, set[str]], skeleton_of: Mapping[str, str],
+                mine: frozenset[str], foreign: frozenset[str]) -> list[Finding]:
     name = _name_of(tool)
     out: list[Finding] = []
 
@@ -324,7 +332,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         add("name.duplicate", "high", "name", visible(name),
             f"listed {owners.count(srv)} times by {visible(srv)}: which definition is "
             "called is ambiguous")
-    twins = sorted(skeletons.get(_skeleton(name), set()) - {name})
+    twins = sorted(skeletons.get(skeleton_of[name], set()) - {name})
     if twins:
         looks = ", ".join(repr(visible(t)) for t in twins)
         add("name.confusable", "warning", "name",
