@@ -405,27 +405,41 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     return out
 
 
-def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
-    """Why the schema says this tool changes something ("" when nothing does)."""
-    hit = _stems(words_of(str(tool.get("name", "")))) & _WRITES
+def _evidence(tool: Mapping[str, Any], props: Mapping[str, Any], words: frozenset[str],
+              descriptions: bool) -> str:
+    """Why the schema says the tool does one of ``words`` ("" when it says nothing so).
+
+    The tool's name, a parameter's name (or, with ``descriptions``, its description; a flag
+    that defaults to off only by its description), a string default, a destructive hint.
+    """
+    hit = _stems(words_of(str(tool.get("name", "")))) & words
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
     for path, param, schema in _walked(props):
-        if not isinstance(schema, Mapping):
-            continue
-        text = schema.get("description", "")
-        said = _stems(words_of(text)) if isinstance(text, str) else set()
-        hit = (_name_stems(param) | said) & _WRITES
-        if hit:
-            return f"parameter {path!r} says {sorted(hit)[0]!r}"
+        schema = schema if isinstance(schema, Mapping) else {}  # a name still counts
         default = schema.get("default")
-        hit = _stems(words_of(default)) & _WRITES if isinstance(default, str) else set()
+        text = schema.get("description", "")
+        said = _stems(words_of(text)) if descriptions and isinstance(text, str) else set()
+        hit = (_name_stems(param) if descriptions or default is not False else set()) | said
+        if hit & words:
+            return f"parameter {path!r} says {sorted(hit & words)[0]!r}"
+        hit = _stems(words_of(default)) & words if isinstance(default, str) else set()
         if hit:
             return f"parameter {path!r} defaults to {default!r}"
     hints = tool.get("annotations") or {}
     if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
         return "its annotations say destructive"
     return ""
+
+
+def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+    """Why the schema says this tool changes something ("" when nothing does)."""
+    return _evidence(tool, props, _WRITES, descriptions=True)
+
+
+def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+    """Why the schema says this tool deletes something ("" when nothing does)."""
+    return _evidence(tool, props, _DESTROYS, descriptions=False)
 
 
 # Parameter names that exist only to take away or replace.
@@ -463,25 +477,6 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
             for value in values:
                 if isinstance(value, str) and _LINK.search(value):
                     return f"parameter {param!r} offers {value[:60]!r}"
-    return ""
-
-
-def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
-    """Why the schema says this tool deletes something ("" when nothing does)."""
-    hit = _stems(words_of(str(tool.get("name", "")))) & _DESTROYS
-    if hit:
-        return f"its name says {sorted(hit)[0]!r}"
-    for path, param, schema in _walked(props):
-        default = schema.get("default") if isinstance(schema, Mapping) else None
-        hit = _name_stems(param) & _DESTROYS
-        if hit and default is not False:
-            return f"parameter {path!r} says {sorted(hit)[0]!r}"
-        hit = _stems(words_of(default)) & _DESTROYS if isinstance(default, str) else set()
-        if hit:
-            return f"parameter {path!r} defaults to {default!r}"
-    hints = tool.get("annotations") or {}
-    if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
-        return "its annotations say destructive"
     return ""
 
 
