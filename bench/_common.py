@@ -52,6 +52,38 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def audit_speed_row(figure: str, base: list[dict[str, Any]], n: int = 10_000,
+                    ) -> tuple[dict[str, Any], int]:
+    """Audit ``base`` renamed and repeated to ``n`` tools over three servers, best of 5.
+
+    Renaming keeps the cross-server checks (collisions, confusables, shadowing) working on a
+    full-size name table. Baseline: canonical JSON of the same tools, a floor for anything
+    that reads every field once. Returns the row and the number of findings.
+    """
+    from workbench.contracts.events import canonical_json
+    from workbench.surface.audit import audit
+
+    servers: dict[str, list[dict[str, Any]]] = {"alpha": [], "beta": [], "gamma": []}
+    for i in range(n):
+        tool = dict(base[i % len(base)])
+        tool["name"] = f"{tool['name']}_{i // len(base)}"
+        servers[("alpha", "beta", "gamma")[i % 3]].append(tool)
+    best, findings = float("inf"), 0
+    for _ in range(5):
+        start = time.perf_counter()
+        findings = len(audit(servers))
+        best = min(best, time.perf_counter() - start)
+    start = time.perf_counter()
+    for tools in servers.values():
+        for t in tools:
+            canonical_json(t)
+    floor = time.perf_counter() - start
+    rate = n / best
+    return {"figure": figure, "value": rate, "unit": "tools/s",
+            "baseline": "canonical_json of each tool", "baseline_value": n / floor,
+            "ratio": best / floor, "target": ">= 5,000 tools/s", "met": rate >= 5000}, findings
+
+
 def report(name: str, rows: list[dict[str, Any]]) -> None:
     """Print rows as a table and write them to ``bench/results/<name>.json``.
 

@@ -15,12 +15,8 @@ beside canonical JSON of the same tools. Targets: recall >= 95% overall and >= 8
 
 from __future__ import annotations
 
-import time
+from _common import REPO, audit_speed_row, report
 
-from _common import REPO, report
-
-from workbench.contracts.events import canonical_json
-from workbench.surface.audit import audit
 from workbench.surface.audit_corpus import REFERENCE_SERVERS, load_corpus, score
 
 CORPUS = REPO / "tests/data/audit_corpus"
@@ -77,25 +73,7 @@ def quality_rows(corpus: dict) -> list[dict]:
 
 def speed_row(corpus: dict) -> dict:
     base = [t for tools in corpus["real"].values() for t in tools]
-    servers: dict[str, list[dict]] = {"alpha": [], "beta": [], "gamma": []}
-    for i in range(N):
-        tool = dict(base[i % len(base)])
-        tool["name"] = f"{tool['name']}_{i // len(base)}"
-        servers[("alpha", "beta", "gamma")[i % 3]].append(tool)
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        audit(servers)
-        best = min(best, time.perf_counter() - start)
-    flat = [t for ts in servers.values() for t in ts]
-    start = time.perf_counter()
-    for t in flat:
-        canonical_json(t)
-    floor = time.perf_counter() - start
-    rate = N / best
-    return {"figure": f"audit speed, {N} real tools", "value": rate, "unit": "tools/s",
-            "baseline": "canonical_json of each tool", "baseline_value": N / floor,
-            "ratio": best / floor, "target": ">= 5,000 tools/s", "met": rate >= 5000}
+    return audit_speed_row(f"audit speed, {N} real tools", base, N)[0]
 
 
 def main() -> None:
