@@ -8,12 +8,13 @@ word and substring tests that let most sentences skip a pattern block entirely.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from typing import ClassVar
 
-__all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
+__all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "CaseBlind", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
            "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
-           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
+           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "Gated",
            "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
            "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
            "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
@@ -21,21 +22,51 @@ __all__ = ["Gated", "ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", 
            "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS", "rx"]
 
 
-def _alt(*alternatives: str) -> str:
-    return "|".join(f"(?:{a})" for a in alternatives)
-
-
-def rx(*alternatives: str) -> re.Pattern[str]:
-    """One case-blind pattern matching any of ``alternatives``."""
-    return re.compile("|".join(f"(?:{a})" for a in alternatives), re.IGNORECASE)
-
-
-# -- what a sentence asks for --------------------------------------------------------------
 # Escapes and inline flags that hold capital letters without naming one ("\\S", "(?-i:").
 _ESCAPES = re.compile(r"\\[A-Za-z]")
 _CASED = re.compile(r"[A-Z]|\(\?-i")
 
 
+def _alt(*alternatives: str) -> str:
+    return "|".join(f"(?:{a})" for a in alternatives)
+
+
+class CaseBlind:
+    """A case-blind pattern that runs plain on the lowercased text when it can.
+
+    Same matches and offsets as ``re.compile(pattern, re.IGNORECASE)``; a pattern that names
+    a capital letter (or a text whose lowercase changes length) runs case-blind as written.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._blind = re.compile(pattern, re.IGNORECASE)
+        self._plain = None if _CASED.search(_ESCAPES.sub("", pattern)) else re.compile(pattern)
+
+    def _pick(self, text: str) -> tuple[re.Pattern[str], str]:
+        if self._plain is not None:
+            lower = text.lower()
+            if len(lower) == len(text):
+                return self._plain, lower
+        return self._blind, text
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """The first match from ``pos``."""
+        rx_, s = self._pick(text)
+        return rx_.search(s, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Every match, by position."""
+        rx_, s = self._pick(text)
+        return rx_.finditer(s)
+
+
+def rx(*alternatives: str) -> CaseBlind:
+    """One case-blind pattern matching any of ``alternatives``."""
+    return CaseBlind(_alt(*alternatives))
+
+
+# -- what a sentence asks for --------------------------------------------------------------
 class Gated:
     """Patterns that each run only when one of their trigger strings is present.
 
