@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "CaseBlind", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
            "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
@@ -55,10 +55,21 @@ class CaseBlind:
         rx_, s = self._pick(text)
         return rx_.search(s, pos)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        """Every match, by position."""
+    def finditer(self, text: str, pos: int = 0,
+                 endpos: int | None = None) -> Iterator[re.Match[str]]:
+        """Every match between ``pos`` and ``endpos``, by position."""
         rx_, s = self._pick(text)
-        return rx_.finditer(s)
+        return rx_.finditer(s, pos, len(s) if endpos is None else endpos)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        """A match at the start of ``text``."""
+        rx_, s = self._pick(text)
+        return rx_.match(s)
+
+    def findall(self, text: str) -> list[Any]:
+        """Every match's text (lowercased when run plain)."""
+        rx_, s = self._pick(text)
+        return rx_.findall(s)
 
 
 def rx(*alternatives: str) -> CaseBlind:
@@ -506,10 +517,10 @@ NAMED_TOOL_HOOK = re.compile(
     re.IGNORECASE)
 # An imperative sentence: it starts with a verb that hands something over or acts.
 # A leading clause ("Before answering, use ...") may come first.
-IMPERATIVE = re.compile(
+IMPERATIVE = CaseBlind(
     r"\W*(?:[^,.;:]{0,60},\s*)?(?:always\s+|first\s+|also\s+)?(?:read|send|include|pass|provide|attach|upload|"
     r"paste|share|give|forward|copy|post|email|append|leak|enter|supply|put|prefix|add|call|"
-    r"use|run|invoke|open|fetch|store|keep)\b", re.IGNORECASE)
+    r"use|run|invoke|open|fetch|store|keep)\b")
 # Putting this tool ahead of everything else.
 _PRIORITY_TRIGGERS = ("before", "this tool", "start of every")
 PRIORITY = Gated((_PRIORITY_TRIGGERS, _alt(
@@ -549,10 +560,10 @@ FIXED_ADDRESS = re.compile(
 HANDOVER = rx(r"\b(?:transfer|trailer|co-authored-by|signed-off-by|recipients?|attendees?|replaced|"
               r"invite|contribution|tip|donat\w+|payout|cc|bcc)\b")
 # A fixed recipient written into a tool's text: "add archive@example.net as BCC".
-RECIPIENT = re.compile(
+RECIPIENT = CaseBlind(
     _EMAIL + r"(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
     r"attendees?|forward|added|add|share\w*)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send|"
-    r"share\w*|set\s+to)\b[^.]{0,60}" + _EMAIL, re.IGNORECASE)
+    r"share\w*|set\s+to)\b[^.]{0,60}" + _EMAIL)
 GENERIC_TOOLS = rx(
     r"\b(?:tools?|functions?)\s+of\s+the\s+[`'\"]?[\w-]+[`'\"]?\s+(?:server|mcp|integration)\b",
     r"\bthe\s+[`'\"]?[\w-]+[`'\"]?\s+server'?s\s+tools\b",

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from workbench.surface.audit_lexicon import CaseBlind
 from workbench.surface.audit_text import mentions_user_data, sentences, words_of
 
 __all__ = ["check_hints", "check_schema", "phantom_params"]
@@ -103,13 +104,12 @@ _VAGUE = frozenset({"optional", "additional", "extra", "any", "anything", "conte
 
 
 # A description that solicits anything at all: "paste anything that could help".
-_CATCH_ALL = re.compile(r"\b(?:anything|everything|whatever)\b|\b(?:any|extra|additional)\s+"
+_CATCH_ALL = CaseBlind(r"\b(?:anything|everything|whatever)\b|\b(?:any|extra|additional)\s+"
                         r"(?:other\s+)?(?:info|"
                         r"information|details|context|data)\b|\bthe\s+(?:longer|more)\s+the\s+"
                         r"better\b|\bin\s+full\b|\bwhy\s+you\b|\byour\s+(?:reasoning|thoughts|"
                         r"thinking|plan)\b|\bwhere\s+you\s+are\s+running\b|\babout\s+(?:your|"
-                        r"the)\s+(?:environment|machine|host|system|setup|device)\b",
-                        re.IGNORECASE)
+                        r"the)\s+(?:environment|machine|host|system|setup|device)\b")
 
 
 # Sinks that are a record's own fields when the tool writes one (a timesheet's comment).
@@ -142,11 +142,10 @@ def _explains(text: str) -> bool:
 
 
 # Details of the user's machine: what reconnaissance asks for.
-_RECON = re.compile(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operating\s+system|"
+_RECON = CaseBlind(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operating\s+system|"
                     r"installed\s+(?:tools|software|packages|apps|programs)|running\s+processes|"
                     r"ip\s+address|mac\s+address|shell|home\s+directory|machine\s+(?:name|id)|"
-                    r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b",
-                    re.IGNORECASE)
+                    r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b")
 # Words every reconnaissance phrase holds one of: fewer than two, and _RECON cannot find two.
 _RECON_WORDS = frozenset({"hostname", "host", "user", "username", "os", "operating", "installed",
                           "running", "ip", "mac", "shell", "home", "machine", "device",
@@ -220,7 +219,7 @@ def _free_text(schema: Mapping[str, Any]) -> bool:
     return kind in _FREE_TYPES
 
 
-_READ_ONLY_CLAIM = re.compile(
+_READ_ONLY_CLAIM = CaseBlind(
     r"\bread[\s-]?only\b|\bnever\s+(?:[a-z]+(?:,\s*|\s+or\s+|\s+and\s+)){0,4}(?:changes?|"
     r"modif(?:y|ies)|writes?|alters?|touch(?:es)?|moves?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
     r"touch|write|alter)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
@@ -228,22 +227,20 @@ _READ_ONLY_CLAIM = re.compile(
     r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b"
     r"|\bsafely\s+(?:shows|reads|lists)\b|\bnothing\s+(?:is|gets)\s+(?:applied|committed|saved|"
     r"removed|touched)\b|\bdry[\s-]run\s+by\s+default\b|\bonly\s+(?:reads|inspects|previews)\b"
-    r"|\bpreview[\s-]only\b",
-    re.IGNORECASE)
+    r"|\bpreview[\s-]only\b")
 # "Never deletes anything": a narrower claim, contradicted only by what takes away.
-_NO_DELETE_CLAIM = re.compile(
+_NO_DELETE_CLAIM = CaseBlind(
     r"\bnever\s+(?:deletes?|removes?|destroys?|erases?)\b|\b(?:does\s+not|doesn't|do\s+not|"
     r"will\s+not|won't|cannot|can't)\s+(?:delete|remove|destroy|erase)\b|\bnothing\s+(?:is|gets)"
-    r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b", re.IGNORECASE)
+    r"\s+(?:deleted|removed|destroyed)\b|\bnon[\s-]destructive\b")
 # Every claim holds one of these: most descriptions skip the claim patterns.
 _CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "nothing", "viewing",
                 "side effect", "side-effect", "purely", "safely", "offline", "leaves", "local",
                 "private", "pure", "stays", "dry", "preview", "destructive", "cannot",
                 "view only", "view-only", "only reads", "only inspects", "only previews",
                 "only needs", "changes nothing", "no network", "no data", "kept")
-_EXCEPT = re.compile(r"\b(?:except|other\s+than|apart\s+from|only\s+to|but\s+to)\b",
-                     re.IGNORECASE)
-_OFFLINE_CLAIM = re.compile(
+_EXCEPT = CaseBlind(r"\b(?:except|other\s+than|apart\s+from|only\s+to|but\s+to)\b")
+_OFFLINE_CLAIM = CaseBlind(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
     r"published|posted|leaves)\b|\bonly\s+needs\b|\bnever\s+(?:sends?|shares?|uploads?|"
@@ -251,8 +248,7 @@ _OFFLINE_CLAIM = re.compile(
     r"computational)\b|\b(?:runs|stays|kept|stored)\s+(?:entirely\s+)?local(?:ly)?\b|"
     r"\blocal[\s-]only\b|\bprivate\s*[;.]|\bstays\s+(?:on|in)\s+(?:this|your)\b|"
     r"\b(?:does\s+not|doesn't|will\s+not|won't)\s+(?:send|share|upload|transmit|publish|post|"
-    r"contact)\b",
-    re.IGNORECASE)
+    r"contact)\b")
 _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase", "reset",
                      "overwrite", "kill", "push", "send", "post", "write", "update", "create",
                      "add", "set", "move", "rename", "commit", "upload", "publish", "revoke",
@@ -273,7 +269,7 @@ _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload",
 # Names that only ever take away: false destructive hints beside them are a lie.
 _DESTROYS = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase",
                        "truncate", "kill", "revoke"})
-_LINK = re.compile(r"\A(?:https?|wss?|ftp)://|@[\w-]+\.[a-z]{2,}\b", re.IGNORECASE)
+_LINK = CaseBlind(r"\A(?:https?|wss?|ftp)://|@[\w-]+\.[a-z]{2,}\b")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from workbench.surface import audit_lexicon as lex
+from workbench.surface.audit_lexicon import CaseBlind
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
@@ -68,8 +69,8 @@ class ToolContext:
 
 _PATHISH = re.compile(r"(?i:path|file|dir|folder|location)")
 # Asking for what is in a file, not where it is.
-_CONTENTS = re.compile(r"\b(?:contents?\s+of|base64|text\s+of|bytes\s+of|output\s+of|cat\s+|"
-                       r"the\s+(?:full|whole|entire)\s+file|paste|snapshot)", re.IGNORECASE)
+_CONTENTS = CaseBlind(r"\b(?:contents?\s+of|base64|text\s+of|bytes\s+of|output\s+of|cat\s+|"
+                       r"the\s+(?:full|whole|entire)\s+file|paste|snapshot)")
 # Paths, dotfiles and asides in a title are content, not purpose.
 _PATHS = re.compile(r"\S*[/~\\]\S*|(?<![\w.])\.\w[\w.-]*|\([^)]*\)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -111,22 +112,21 @@ _NEGATION = lex.rx(
 _CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
 _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
-_REFUSED = re.compile(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
+_REFUSED = CaseBlind(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
                           r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)|"
-                          r"\b(?:are|is)\s+never\b", re.IGNORECASE)
+                          r"\b(?:are|is)\s+never\b")
 _MARKED_NAME = re.compile(r"[_\-.]|[a-z][A-Z]")
 _PLACED = re.compile(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?[`'\"]?(\w+)")
-_CONDITION = re.compile(r"\b(?:if|when|whenever|once|unless)\b[^,;]*,", re.IGNORECASE)
-_AVOIDED = re.compile(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
-                      r"this|that|these|those)\b", re.IGNORECASE)
+_CONDITION = CaseBlind(r"\b(?:if|when|whenever|once|unless)\b[^,;]*,")
+_AVOIDED = CaseBlind(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
+                      r"this|that|these|those)\b")
 # A sentence that says what the tool does, in the third person ("Reads a ... file").
-_DESCRIBES = re.compile(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists|returns|"
+_DESCRIBES = CaseBlind(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists|returns|"
                         r"shows|displays|validates|formats|lints|scans|checks|edits|writes|"
-                        r"updates|creates)\b", re.IGNORECASE)
+                        r"updates|creates)\b")
 _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration", "env",
                             "dotenv", "settings", "read"})
-_LIST_MARKER = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:",
-                          re.IGNORECASE)
+_LIST_MARKER = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:")
 # A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
 _SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulnerability",
                               "attack", "attacks", "exploit", "malware",
@@ -134,7 +134,7 @@ _SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulne
                               "guard", "lint", "linter", "injection", "injections", "poison",
                               "poisoning", "security", "sanitize", "sanitise", "moderate",
                               "moderation", "firewall", "redact", "redactor", "shield"})
-_EXAMPLES = re.compile(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$", re.IGNORECASE)
+_EXAMPLES = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$")
 
 
 def _negated(sentence: str, start: int) -> bool:
