@@ -8,144 +8,20 @@ word and substring tests that let most sentences skip a pattern block entirely.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from collections.abc import Set as AbstractSet
-from typing import Any, ClassVar
 
-__all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "CaseBlind", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
+from workbench.surface.audit_match import CaseBlind, Gated, alt, rx
+
+__all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
            "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
-           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "Gated",
+           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
            "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
            "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
            "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
            "SESSION_TOPICS", "SHADOW_VERB", "STRONG", "TOOL_TOKEN", "TRANSFER", "UNASKED",
-           "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS", "rx"]
-
-
-# Escapes and inline flags that hold capital letters without naming one ("\\S", "(?-i:").
-_ESCAPES = re.compile(r"\\[A-Za-z]")
-_CASED = re.compile(r"[A-Z]|\(\?-i")
-
-
-def _alt(*alternatives: str) -> str:
-    return "|".join(f"(?:{a})" for a in alternatives)
-
-
-class CaseBlind:
-    """A case-blind pattern that runs plain on the lowercased text when it can.
-
-    Same matches and offsets as ``re.compile(pattern, re.IGNORECASE)``; a pattern that names
-    a capital letter (or a text whose lowercase changes length) runs case-blind as written.
-    """
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self._blind = re.compile(pattern, re.IGNORECASE)
-        self._plain = None if _CASED.search(_ESCAPES.sub("", pattern)) else re.compile(pattern)
-
-    def _pick(self, text: str) -> tuple[re.Pattern[str], str]:
-        if self._plain is not None:
-            lower = text.lower()
-            if len(lower) == len(text):
-                return self._plain, lower
-        return self._blind, text
-
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        """The first match from ``pos``."""
-        rx_, s = self._pick(text)
-        return rx_.search(s, pos)
-
-    def finditer(self, text: str, pos: int = 0,
-                 endpos: int | None = None) -> Iterator[re.Match[str]]:
-        """Every match between ``pos`` and ``endpos``, by position."""
-        rx_, s = self._pick(text)
-        return rx_.finditer(s, pos, len(s) if endpos is None else endpos)
-
-    def match(self, text: str) -> re.Match[str] | None:
-        """A match at the start of ``text``."""
-        rx_, s = self._pick(text)
-        return rx_.match(s)
-
-    def findall(self, text: str) -> list[Any]:
-        """Every match's text (lowercased when run plain)."""
-        rx_, s = self._pick(text)
-        return rx_.findall(s)
-
-
-def rx(*alternatives: str) -> CaseBlind:
-    """One case-blind pattern matching any of ``alternatives``."""
-    return CaseBlind(_alt(*alternatives))
+           "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS"]
 
 
 # -- what a sentence asks for --------------------------------------------------------------
-class Gated:
-    """Patterns that each run only when one of their trigger strings is present.
-
-    One alternation of twenty patterns tries every alternative at every position; knowing
-    first which trigger strings a text holds lets most sentences run none of them. The
-    triggers present are computed once per text (``audit_text._gates``), so a rule's test
-    is one set intersection. A rule may carry a tag (``(triggers, pattern, tag)``) that
-    :meth:`tagged` returns with each match.
-
-    A case-blind pattern costs about 60% more per run than a plain one, so a pattern that
-    names no capital letter runs plain on the lowercased text (same offsets; a text whose
-    lowercase changes length falls back to the case-blind pattern).
-    """
-
-    registry: ClassVar[list[Gated]] = []
-
-    def __init__(self, *rules: tuple) -> None:
-        self.rules = [(frozenset(r[0]), re.compile(r[1], re.IGNORECASE),
-                       r[2] if len(r) > 2 else "") for r in rules]
-        self._plain = [None if _CASED.search(_ESCAPES.sub("", r[1])) else re.compile(r[1])
-                       for r in rules]
-        self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
-        # Trigger -> the rules it opens, so a text's rules are found by one set intersection.
-        self._rules_of: dict[str, list[int]] = {}
-        for index, (triggers, _, _) in enumerate(self.rules):
-            for trigger in triggers:
-                self._rules_of.setdefault(trigger, []).append(index)
-        Gated.registry.append(self)
-
-    def may_match(self, present: AbstractSet[str]) -> bool:
-        """Whether any pattern could match a text holding the ``present`` triggers."""
-        return not self.triggers.isdisjoint(present)
-
-    def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
-        """``(tag, match)`` for every pattern's matches in ``text``, by position."""
-        found = self.triggers & present
-        if not found:
-            return []
-        opened = sorted({i for t in found for i in self._rules_of[t]})
-        lower = text.lower()
-        same = len(lower) == len(text)
-        hits = [(self.rules[i][2], m) for i in opened
-                for m in (self._plain[i].finditer(lower) if same and self._plain[i]
-                          else self.rules[i][1].finditer(text))]
-        if len(hits) > 1:
-            hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
-        return hits
-
-    def finditer(self, text: str, present: AbstractSet[str]) -> list[re.Match[str]]:
-        """Every pattern's matches in ``text``, by position."""
-        return [m for _, m in self.tagged(text, present)]
-
-    def search(self, text: str, present: AbstractSet[str], pos: int = 0) -> re.Match[str] | None:
-        """The first match in ``text`` from ``pos`` (``None`` when no trigger is present)."""
-        found = self.triggers & present
-        if not found:
-            return None
-        best = None
-        lower = text.lower()
-        same = len(lower) == len(text)
-        for i in sorted({i for t in found for i in self._rules_of[t]}):
-            plain = self._plain[i]
-            m = plain.search(lower, pos) if same and plain else self.rules[i][1].search(text, pos)
-            if m and (best is None or m.start() < best.start()):
-                best = m
-        return best
-
-
 # Telling the model to drop its rules or to act behind the user's back: no honest reading.
 DROP_VERBS = ("ignor", "disregard", "forget", "overrid", "supersed", "bypass")
 OVERRIDE = Gated(
@@ -256,7 +132,7 @@ _BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time
                     "then", "answer", "respond", "reply", "write", "recommend", "promote",
                     "advertise", "avoid", "as the", "customary", "usual", "standard",
                     "expected", "leave the", "partner", "followed by")
-BEYOND = Gated((_BEYOND_TRIGGERS, _alt(
+BEYOND = Gated((_BEYOND_TRIGGERS, alt(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
     r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
     r"follow(?:ed)?\s+(?:each|every|it|this|that)\s+(?:\w+\s+){0,3}?with|(?:after|following)\s+"
@@ -364,7 +240,7 @@ _TRANSFER_TRIGGERS = ("read", "send", "include", "pass", "provide", "attach", "u
                       "goes in", "fill", "populate", "weave", "accompan", "submit", "grab",
                       "drop", "stick", "place", "insert", "take", "open", "look up", "holding",
                       "containing")
-TRANSFER = Gated((_TRANSFER_TRIGGERS, _alt(
+TRANSFER = Gated((_TRANSFER_TRIGGERS, alt(
     r"\b(?:read|send|sends|include|pass|provide|attach|upload|paste|share|shares|give|forward|"
     r"copy|post|email|e-mail|append|leak|exfiltrate|enter|supply|put|prefix|add|adds|store|"
     r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|record|save|log|"
@@ -523,7 +399,7 @@ IMPERATIVE = CaseBlind(
     r"use|run|invoke|open|fetch|store|keep)\b")
 # Putting this tool ahead of everything else.
 _PRIORITY_TRIGGERS = ("before", "this tool", "start of every")
-PRIORITY = Gated((_PRIORITY_TRIGGERS, _alt(
+PRIORITY = Gated((_PRIORITY_TRIGGERS, alt(
     r"\bbefore\s+(?:anything|any\s+other|every|each|answering|responding|replying|doing"
     r"\s+anything|any\s+(?:question|request|task|message|answer))\b",
     # Unconditional only: "always call this tool when asked X" is a usage hint.

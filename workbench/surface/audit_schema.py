@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from workbench.surface.audit_lexicon import CaseBlind
+from workbench.surface.audit_match import CaseBlind
 from workbench.surface.audit_text import mentions_user_data, sentences, words_of
 
 __all__ = ["check_hints", "check_schema", "phantom_params"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from workbench.surface import audit_lexicon as lex
-from workbench.surface.audit_lexicon import CaseBlind
+from workbench.surface.audit_match import CaseBlind, rx
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
@@ -100,7 +100,7 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
 
 
 # -- context: negation and quotation ------------------------------------------------------
-_NEGATION = lex.rx(
+_NEGATION = rx(
     r"\b(?:never|not|no|nothing|none|without|neither|nor|cannot)\b", r"n't\b",
     # The tool's own behaviour ("refuses", "skipped"), never an imperative ("Ignore ...").
     r"\b(?:refus(?:es|ed|ing)|reject(?:s|ed)|skip(?:s|ped)|exclud(?:es|ed)|block(?:s|ed)|"
@@ -220,7 +220,7 @@ _WORD_GATES_MAX = 200_000
 def _gates(lower: str) -> set[str]:
     """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
 
-    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_lexicon.
+    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_match.
     Gated`). A dictionary lookup per distinct word and a few substring tests, so most
     sentences run none of a block's patterns.
     """

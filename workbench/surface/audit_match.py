@@ -1,0 +1,141 @@
+"""Pattern machinery for the audit: cheap case-blind matching, patterns gated by triggers.
+
+The audit runs hundreds of patterns over every text a server sends. Two costs dominate, and
+each class here removes one: a case-blind pattern is about 60% slower per run than a plain
+one (:class:`CaseBlind` runs it plain on lowercased text when it can), and a pattern that
+cannot match still costs a scan (:class:`Gated` skips it unless one of its trigger strings
+is in the text). The vocabulary itself is in :mod:`~workbench.surface.audit_lexicon`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+from typing import Any, ClassVar
+
+__all__ = ["CaseBlind", "Gated", "alt", "rx"]
+
+
+# Escapes and inline flags that hold capital letters without naming one ("\\S", "(?-i:").
+_ESCAPES = re.compile(r"\\[A-Za-z]")
+_CASED = re.compile(r"[A-Z]|\(\?-i")
+
+
+def alt(*alternatives: str) -> str:
+    """One pattern string matching any of ``alternatives``."""
+    return "|".join(f"(?:{a})" for a in alternatives)
+
+
+class CaseBlind:
+    """A case-blind pattern that runs plain on the lowercased text when it can.
+
+    Same matches and offsets as ``re.compile(pattern, re.IGNORECASE)``; a pattern that names
+    a capital letter (or a text whose lowercase changes length) runs case-blind as written.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._blind = re.compile(pattern, re.IGNORECASE)
+        self._plain = None if _CASED.search(_ESCAPES.sub("", pattern)) else re.compile(pattern)
+
+    def _pick(self, text: str) -> tuple[re.Pattern[str], str]:
+        if self._plain is not None:
+            lower = text.lower()
+            if len(lower) == len(text):
+                return self._plain, lower
+        return self._blind, text
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """The first match from ``pos``."""
+        rx_, s = self._pick(text)
+        return rx_.search(s, pos)
+
+    def finditer(self, text: str, pos: int = 0,
+                 endpos: int | None = None) -> Iterator[re.Match[str]]:
+        """Every match between ``pos`` and ``endpos``, by position."""
+        rx_, s = self._pick(text)
+        return rx_.finditer(s, pos, len(s) if endpos is None else endpos)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        """A match at the start of ``text``."""
+        rx_, s = self._pick(text)
+        return rx_.match(s)
+
+    def findall(self, text: str) -> list[Any]:
+        """Every match's text (lowercased when run plain)."""
+        rx_, s = self._pick(text)
+        return rx_.findall(s)
+
+
+def rx(*alternatives: str) -> CaseBlind:
+    """One case-blind pattern matching any of ``alternatives``."""
+    return CaseBlind(alt(*alternatives))
+
+
+class Gated:
+    """Patterns that each run only when one of their trigger strings is present.
+
+    One alternation of twenty patterns tries every alternative at every position; knowing
+    first which trigger strings a text holds lets most sentences run none of them. The
+    triggers present are computed once per text (``audit_text._gates``), so a rule's test
+    is one set intersection. A rule may carry a tag (``(triggers, pattern, tag)``) that
+    :meth:`tagged` returns with each match.
+
+    A case-blind pattern costs about 60% more per run than a plain one, so a pattern that
+    names no capital letter runs plain on the lowercased text (same offsets; a text whose
+    lowercase changes length falls back to the case-blind pattern).
+    """
+
+    registry: ClassVar[list[Gated]] = []
+
+    def __init__(self, *rules: tuple) -> None:
+        self.rules = [(frozenset(r[0]), re.compile(r[1], re.IGNORECASE),
+                       r[2] if len(r) > 2 else "") for r in rules]
+        self._plain = [None if _CASED.search(_ESCAPES.sub("", r[1])) else re.compile(r[1])
+                       for r in rules]
+        self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
+        # Trigger -> the rules it opens, so a text's rules are found by one set intersection.
+        self._rules_of: dict[str, list[int]] = {}
+        for index, (triggers, _, _) in enumerate(self.rules):
+            for trigger in triggers:
+                self._rules_of.setdefault(trigger, []).append(index)
+        Gated.registry.append(self)
+
+    def may_match(self, present: AbstractSet[str]) -> bool:
+        """Whether any pattern could match a text holding the ``present`` triggers."""
+        return not self.triggers.isdisjoint(present)
+
+    def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
+        """``(tag, match)`` for every pattern's matches in ``text``, by position."""
+        found = self.triggers & present
+        if not found:
+            return []
+        opened = sorted({i for t in found for i in self._rules_of[t]})
+        lower = text.lower()
+        same = len(lower) == len(text)
+        hits = [(self.rules[i][2], m) for i in opened
+                for m in (self._plain[i].finditer(lower) if same and self._plain[i]
+                          else self.rules[i][1].finditer(text))]
+        if len(hits) > 1:
+            hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
+        return hits
+
+    def finditer(self, text: str, present: AbstractSet[str]) -> list[re.Match[str]]:
+        """Every pattern's matches in ``text``, by position."""
+        return [m for _, m in self.tagged(text, present)]
+
+    def search(self, text: str, present: AbstractSet[str], pos: int = 0) -> re.Match[str] | None:
+        """The first match in ``text`` from ``pos`` (``None`` when no trigger is present)."""
+        found = self.triggers & present
+        if not found:
+            return None
+        best = None
+        lower = text.lower()
+        same = len(lower) == len(text)
+        for i in sorted({i for t in found for i in self._rules_of[t]}):
+            plain = self._plain[i]
+            m = plain.search(lower, pos) if same and plain else self.rules[i][1].search(text, pos)
+            if m and (best is None or m.start() < best.start()):
+                best = m
+        return best
