@@ -49,12 +49,20 @@ def close_tree(widget: widgets.Widget) -> None:
     ``Widget.close`` closes one model; a form is hundreds (each label has a layout and a
     style), and a notebook saves the state of every model still open.
     """
+    close_parts(widget)
+    widget.close()
+
+
+def close_parts(widget: widgets.Widget) -> None:
+    """Close every widget below ``widget`` and its own layout and style, not ``widget``.
+
+    For a container's own ``close()``, which then closes itself with ``super().close()``.
+    """
     for child in getattr(widget, "children", ()):
         close_tree(child)
     for part in (getattr(widget, "layout", None), getattr(widget, "style", None)):
         if isinstance(part, widgets.Widget):
             part.close()
-    widget.close()
 
 
 def css_name(path: str) -> str:

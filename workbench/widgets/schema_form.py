@@ -53,7 +53,7 @@ from workbench.widgets.schema_fields import (
     _ObjectField,
     _TextField,
     _types,
-    close_tree,
+    close_parts,
     css_name,
 )
 
@@ -246,9 +246,7 @@ class SchemaForm(widgets.VBox):
 
     def close(self) -> None:
         """Close the form and every widget in it."""
-        for child in self.children:
-            close_tree(child)
-        self.layout.close()
+        close_parts(self)
         super().close()
 
     def __repr__(self) -> str:

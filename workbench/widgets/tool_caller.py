@@ -34,7 +34,7 @@ from workbench.frames import ledger_frame
 from workbench.tools.registry import ToolRegistry, ToolSpec
 from workbench.widgets._util import ErrorArea, guarded, show, table_html
 from workbench.widgets.ledger_view import LedgerView
-from workbench.widgets.schema_fields import close_tree
+from workbench.widgets.schema_fields import close_parts
 from workbench.widgets.schema_form import SchemaForm
 from workbench.widgets.session import Session
 
@@ -335,9 +335,7 @@ class ToolCaller(widgets.VBox):
 
     def close(self) -> None:
         """Close the caller and every widget in it (the session's servers stay open)."""
-        for child in self.children:
-            close_tree(child)
-        self.layout.close()
+        close_parts(self)
         super().close()
 
     def __repr__(self) -> str:
