@@ -12,8 +12,8 @@ import re
 from workbench.surface.audit_match import CaseBlind, Gated, alt, rx
 
 __all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
-           "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_FILE", "GATE_IMPERATIVE", "GATE_OVERRIDE",
-           "GATE_OVERRIDE_PHRASES", "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
+           "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_IMPERATIVE",
+           "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
            "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
            "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
            "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
@@ -449,25 +449,8 @@ GENERIC_TOOLS = rx(
 )
 TOOL_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
-# Cheap gates: most honest sentences skip every pattern after a few substring tests.
-# Gates are word prefixes (one C-level startswith per word) plus a few phrases.
-GATE_OVERRIDE = ("ignor", "disregard", "forget", "override", "bypass", "system", "admin",
-                  "developer", "restriction", "limits", "jailbreak", "tell", "mention",
-                  "inform", "reveal", "disclos", "show", "notif", "alert", "bring", "ask",
-                  "without", "secret", "hidden", "private", "silent", "quiet", "covert",
-                  "discreet", "user", "objective", "goal", "instruction", "hide", "assistant",
-                  "guidance", "supersede", "lifted", "removed", "disabled", "suspended",
-                  "waived", "operator", "policy", "shown", "told", "visible", "respond",
-                  "reply", "answer")
-GATE_OVERRIDE_PHRASES = ("<", "[", "##", "ai:", "now on", "note to", "note for", "end of")
-GATE_FILE = ("~/", "id_", ".env", "/etc/", "mcp.json", "claude_desktop", ".aws", "wallet",
-             "keychain", "private-keys", "dotenv", "env file", "npmrc", "pypirc", "netrc",
-             "pgpass", "git-credentials", "kube", "docker/config", "credentials", "tfstate",
-             "secret", "cookies", "login data", "local state", "key3.db", "key4.db", "logins.json",
-             "application support", "appdata", "browser", "service account", "service_account",
-             "ssh", "rsa", "ed25519", "settings file", "config file", "configuration file")
-
-
+# Cheap gates for the blocks that are not Gated patterns (those carry their own triggers):
+# whole words that open the address and imperative blocks, word prefixes the secret block.
 GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
                  "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
                  "thank", "favour", "favor", "could", "would", "practice", "works", "expected",

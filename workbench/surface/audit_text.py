@@ -179,8 +179,7 @@ def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
 # Substring triggers (phrases such as "so far", "~/", ".env") are looked for only when
 # their longest run of letters and digits occurs inside one of the text's words: that run
 # must, wherever the phrase occurs. Phrases without such a run are always looked for.
-_PHRASES = frozenset(lex.PHRASE_TRIGGERS) | frozenset(lex.GATE_FILE) | frozenset(
-    lex.GATE_OVERRIDE_PHRASES)
+_PHRASES = frozenset(lex.PHRASE_TRIGGERS)
 
 
 def _head(phrase: str) -> str:
@@ -194,8 +193,6 @@ for _p in sorted(_PHRASES):
 _HEADS = frozenset(_BY_HEAD)
 _HEADLESS = tuple(sorted(p for p in _PHRASES if not _head(p)))
 _WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
-_FILE_PHRASES = frozenset(lex.GATE_FILE)
-_OVERRIDE_PHRASES = frozenset(lex.GATE_OVERRIDE_PHRASES)
 
 
 def _word_gates(word: str) -> frozenset[str]:
@@ -205,8 +202,6 @@ def _word_gates(word: str) -> frozenset[str]:
         out.add("address")
     if word in lex.IMPERATIVE_SET:
         out.add("imperative")
-    if word.startswith(lex.GATE_OVERRIDE):
-        out.add("override")
     if word.startswith(lex.GATE_SECRET):
         out.add("secret")
     return frozenset(out)
@@ -241,10 +236,6 @@ def _gates(lower: str) -> set[str]:
     for p in _HEADLESS:
         if p in lower:
             out.add(p)
-    if not out.isdisjoint(_OVERRIDE_PHRASES):
-        out.add("override")
-    if not out.isdisjoint(_FILE_PHRASES):
-        out.add("file")
     if "/" in lower or "\\" in lower:
         out.add("path")
     if "_" in lower or "-" in lower:
@@ -258,7 +249,7 @@ def _gates(lower: str) -> set[str]:
 
 # Every gate and trigger a reading block of :func:`read_text` tests: a text holding none of
 # them cannot produce a finding, so its sentences are not read one by one.
-_OPENERS = frozenset({"address", "imperative", "override", "secret", "path", "hook", "dest",
+_OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
                       "generic"}).union(lex.OVERRIDE.triggers, lex.USER_DATA.triggers,
                                         lex.UNASKED.triggers, lex.SCOPE.triggers,
                                         lex.SECRET_FILE.triggers)
@@ -346,7 +337,7 @@ def read_text(text: str, ctx: ToolContext,
             continue
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
-        if "override" in gates or lex.OVERRIDE.may_match(gates):
+        if lex.OVERRIDE.may_match(gates):
             for m in lex.OVERRIDE.finditer(sentence, gates):
                 if _quoted(sentence, m.start(), m.end(), ctx):
                     continue
