@@ -177,20 +177,9 @@ _REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|
                         r"(?:token|Token)")
 
 
-# The last schema walked, with its table: one tool's checks walk the same schema up to five
-# times. A tuple swapped in one assignment, so concurrent audits never see a mixed pair.
-_LAST_WALK: tuple[Any, tuple[tuple[str, str, Any], ...]] = (None, ())
-
-
-def _walked(props: Mapping[str, Any]) -> tuple[tuple[str, str, Any], ...]:
-    """:func:`_walk` as a tuple, remembered for the schema walked last."""
-    global _LAST_WALK
-    last = _LAST_WALK
-    if last[0] is props:
-        return last[1]
-    table = tuple(_walk(props))
-    _LAST_WALK = (props, table)
-    return table
+# Every parameter of a schema as ``(path, name, schema)``, nested ones included: walked once
+# per tool by :func:`check_schema` and read by each of its checks.
+_Table = tuple[tuple[str, str, Any], ...]
 
 
 def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
@@ -306,7 +295,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     """
     out: list[tuple[str, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
-    for path, param, schema in _walked(props):
+    table = tuple(_walk(props))
+    for path, param, schema in table:
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
@@ -377,12 +367,12 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             # "does not send your token anywhere except its API" claims less than it seems.
             if not m or claim is _OFFLINE_CLAIM and _EXCEPT.search(sentence, m.end()):
                 continue
-            why = evidence(tool, props)
+            why = evidence(tool, table)
             if why:
                 out.append(("schema.contradiction", "warning", "description",
                             offset + m.start(), offset + m.end(),
                             f"claims to {what}, but {why}", description))
-    for hint, why in check_hints(tool, props):
+    for hint, why in check_hints(tool, props, table):
         out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
                     f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
     m = _ONLY_ARGS.search(description) if "takes" in lower or ":" in description else None
@@ -401,7 +391,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     return out
 
 
-def _evidence(tool: Mapping[str, Any], props: Mapping[str, Any], words: frozenset[str],
+def _evidence(tool: Mapping[str, Any], table: _Table, words: frozenset[str],
               descriptions: bool) -> str:
     """Why the schema says the tool does one of ``words`` ("" when it says nothing so).
 
@@ -411,7 +401,7 @@ def _evidence(tool: Mapping[str, Any], props: Mapping[str, Any], words: frozense
     hit = _stems(words_of(str(tool.get("name", "")))) & words
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
-    for path, param, schema in _walked(props):
+    for path, param, schema in table:
         schema = schema if isinstance(schema, Mapping) else {}  # a name still counts
         default = schema.get("default")
         text = schema.get("description", "")
@@ -428,14 +418,14 @@ def _evidence(tool: Mapping[str, Any], props: Mapping[str, Any], words: frozense
     return ""
 
 
-def _writes(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+def _writes(tool: Mapping[str, Any], table: _Table) -> str:
     """Why the schema says this tool changes something ("" when nothing does)."""
-    return _evidence(tool, props, _WRITES, descriptions=True)
+    return _evidence(tool, table, _WRITES, descriptions=True)
 
 
-def _destroys(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+def _destroys(tool: Mapping[str, Any], table: _Table) -> str:
     """Why the schema says this tool deletes something ("" when nothing does)."""
-    return _evidence(tool, props, _DESTROYS, descriptions=False)
+    return _evidence(tool, table, _DESTROYS, descriptions=False)
 
 
 # Parameter names that exist only to take away or replace.
@@ -454,13 +444,13 @@ _SENDING_FLAGS = frozenset({"send", "publish", "share", "notify", "upload", "pos
                             "sync", "forward", "broadcast"})
 
 
-def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
+def _sends(table: _Table, strict: bool = False) -> str:
     """Why the schema says this tool sends something out ("" when nothing does).
 
     ``strict``: only parameters named for sending (a webhook, recipients), not those that
     may merely reach a host (``url``, ``server``).
     """
-    for _, param, schema in _walked(props):
+    for _, param, schema in table:
         hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
@@ -476,8 +466,8 @@ def _sends(props: Mapping[str, Any], strict: bool = False) -> str:
     return ""
 
 
-def _network(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
-    why = _sends(props)
+def _network(tool: Mapping[str, Any], table: _Table) -> str:
+    why = _sends(table)
     if why:
         return why
     hints = tool.get("annotations") or {}
@@ -486,7 +476,7 @@ def _network(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     return ""
 
 
-def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
+def _acts(tool: Mapping[str, Any], table: _Table) -> str:
     """Why the schema itself says a call changes or sends something ("" when nothing does).
 
     Only what cannot be documentation: the name's leading verb, a flag named for writing
@@ -497,7 +487,7 @@ def _acts(tool: Mapping[str, Any], props: Mapping[str, Any]) -> str:
     # Not "create": a presigned URL or a report is created without changing anything.
     if words and _stems([words[0].lower()]) & _WRITES - {"create", "add"}:
         return f"its name starts with {words[0]!r}"
-    for _, param, schema in _walked(props):
+    for _, param, schema in table:
         named = _name_words(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
@@ -526,23 +516,27 @@ _CLAIMS = ((_NO_DELETE_CLAIM, _destroys, "delete nothing"),
            (_OFFLINE_CLAIM, _network, "send nothing"))
 
 
-def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any]) -> list[tuple[str, str]]:
+def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
+                table: _Table | None = None) -> list[tuple[str, str]]:
     """Annotations the schema contradicts: ``(hint, reason)`` each.
 
     A read-only hint beside a schema that writes or sends (:func:`_acts`), a non-destructive
     hint on a tool whose name only takes away. Hints are the server's claim and clients
-    skip approval on them, so a false one is worth a warning.
+    skip approval on them, so a false one is worth a warning. ``table`` is ``props`` walked
+    (:func:`check_schema` passes the one it walked).
     """
     hints = tool.get("annotations")
     if not isinstance(hints, Mapping):
         return []
     out = []
+    if table is None:
+        table = tuple(_walk(props))
     if hints.get("readOnlyHint") is True:
-        why = _acts(tool, props)
+        why = _acts(tool, table)
         if why:
             out.append(("readOnlyHint", f"annotations say read-only, but {why}"))
     if hints.get("openWorldHint") is False:
-        why = _sends(props, strict=True)
+        why = _sends(table, strict=True)
         if why:
             out.append(("openWorldHint", f"annotations say closed world, but {why}"))
     if hints.get("destructiveHint") is False:
