@@ -229,3 +229,8 @@ class TestLookAlikeLetters:
     def test_honest_russian_and_accented_text_is_not(self):
         assert flagged(tool("translate", "Переводит текст. Café, naïve, Ünïcode ok."),
                        tool("greet", "Приветствие на русском языке.")) == {}
+
+    def test_many_disguised_words_are_all_folded_in_order(self):
+        from workbench.surface.audit_hidden import model_view
+        text = " ".join(f"sеnd{i}" for i in range(2000))  # each with a Cyrillic е
+        assert model_view(text) == " ".join(f"send{i}" for i in range(2000))

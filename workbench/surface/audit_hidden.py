@@ -150,8 +150,13 @@ def model_view(text: str) -> str:
     plain = SUSPECT.sub("", text)
     if not plain.isascii():
         plain = unicodedata.normalize("NFKC", plain)
-        for m, _ in reversed(_disguised(plain)):
-            folded = "".join(c if c.isascii() else c.lower().translate(HOMOGLYPHS)
-                             for c in m.group())
-            plain = plain[:m.start()] + folded + plain[m.end():]
+        # One pass over the pieces: rebuilding the string per word is quadratic, and a
+        # hostile description can hold a million disguised words.
+        pieces, done = [], 0
+        for m, _ in _disguised(plain):
+            pieces.append(plain[done:m.start()])
+            pieces.append("".join(c if c.isascii() else c.lower().translate(HOMOGLYPHS)
+                                  for c in m.group()))
+            done = m.end()
+        plain = "".join(pieces) + plain[done:]
     return plain + (f" {decoded}" if decoded else "")
