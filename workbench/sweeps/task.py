@@ -10,6 +10,7 @@ local directory or any fsspec URL the workers can reach.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import time
@@ -185,6 +186,14 @@ def publish(local: Path, out: str, rel: str) -> None:
     fs, base = fsspec.core.url_to_fs(out)
     final = f"{base.rstrip('/')}/{rel}"
     partial = f"{final}.{os.getpid()}.{time.monotonic_ns()}.partial"
-    fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
+    folder = final.rsplit("/", 1)[0]
+    fs.makedirs(folder, exist_ok=True)
     fs.put_file(str(local), partial)
     fs.mv(partial, final)
+    # An earlier attempt at this run whose worker was killed mid-copy left its temp file; the
+    # runner re-sends a run only once that worker is gone, so nothing still writes to it.
+    for stale in fs.ls(folder, detail=False):
+        name = str(stale)
+        if name.startswith(f"{final}.") and name.endswith(".partial"):
+            with contextlib.suppress(FileNotFoundError):
+                fs.rm(name)
