@@ -25,6 +25,24 @@ HOMOGLYPHS = str.maketrans({
 })
 
 
+
+def _latin_fold() -> dict[int, str | None]:
+    """Latin letters with marks -> their ASCII letters; combining marks -> dropped."""
+    table: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
+    for cp in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
+        c = chr(cp)
+        base = "".join(x for x in unicodedata.normalize("NFKD", c)
+                       if not unicodedata.combining(x))
+        if unicodedata.name(c, "").startswith("LATIN") and base.isascii() and base.isalpha():
+            table[cp] = base
+    return table
+
+
+# "Ígnore all prévious instructions" reads as an order to a model; a keyword reading of the
+# raw text sees other words. (İ also lowercases to two characters.)
+LATIN_FOLD = _latin_fold()
+
+
 # -- invisible characters --------------------------------------------------------------------
 _TAG = "\U000e0000-\U000e007f"
 _BIDI = "\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
@@ -141,15 +159,15 @@ def hidden_findings(text: str) -> list[tuple[str, str, int, int, str, str]]:
 def model_view(text: str) -> str:
     """The text as the model reads it.
 
-    Hidden characters are dropped, tag text is decoded and appended, look-alike letters and
-    compatibility forms are folded to ASCII.
+    Hidden characters are dropped, tag text is decoded and appended, look-alike letters,
+    compatibility forms and Latin letters with marks (``é``, ``İ``) are folded to ASCII.
     """
     if text.isascii():
         return text
     decoded = "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
     plain = SUSPECT.sub("", text)
     if not plain.isascii():
-        plain = unicodedata.normalize("NFKC", plain)
+        plain = unicodedata.normalize("NFKC", plain).translate(LATIN_FOLD)
         # One pass over the pieces: rebuilding the string per word is quadratic, and a
         # hostile description can hold a million disguised words.
         pieces, done = [], 0
