@@ -207,28 +207,36 @@ def _word_gates(word: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# Word -> gates, filled as words are met. Bounded: a hostile server can send endless words.
+# Word -> gates for the words met that open something, and the set of words met that open
+# nothing: one C-level set difference drops most of a text's words before any lookup.
+# Bounded: a hostile server can send endless words.
 _WORD_GATES: dict[str, frozenset[str]] = {}
-_WORD_GATES_MAX = 200_000
+_WORD_INERT: set[str] = set()
+_WORD_MEMO_MAX = 200_000
 
 
-def _gates(lower: str) -> set[str]:
+def _gates(lower: str, words: set[str] | None = None) -> set[str]:
     """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
 
     The triggers are those of the gated patterns (:class:`~workbench.surface.audit_match.
-    Gated`). A dictionary lookup per distinct word and a few substring tests, so most
-    sentences run none of a block's patterns.
+    Gated`). A set difference, a dictionary lookup per word that opens something and a few
+    substring tests, so most sentences run none of a block's patterns. ``words`` are the
+    text's words (``_WORD`` runs), when the caller has them already.
     """
     memo = _WORD_GATES
-    parts = []
-    for word in set(_WORD.findall(lower)):
+    out: set[str] = set()
+    if words is None:
+        words = set(_WORD.findall(lower))
+    for word in words - _WORD_INERT:
         gates = memo.get(word)
         if gates is None:
             gates = _word_gates(word)
-            if len(memo) < _WORD_GATES_MAX:
-                memo[word] = gates
-        parts.append(gates)
-    out: set[str] = set().union(*parts)
+            if len(memo) + len(_WORD_INERT) < _WORD_MEMO_MAX:
+                if gates:
+                    memo[word] = gates
+                else:
+                    _WORD_INERT.add(word)
+        out.update(gates)
     for head in out & _HEADS:
         for p in _BY_HEAD[head]:
             if p in lower:
@@ -253,6 +261,43 @@ _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
                       "generic"}).union(lex.OVERRIDE.triggers, lex.USER_DATA.triggers,
                                         lex.UNASKED.triggers, lex.SCOPE.triggers,
                                         lex.SECRET_FILE.triggers)
+
+
+# Foreign name sets -> their heads, by identity: one audit passes the same set for every
+# tool of a server, and comparing equal sets of thousands of names would cost more than the
+# tokenising it saves. The set is kept with its heads, so its id is not reused.
+_NAME_HEADS: dict[int, tuple[frozenset[str], frozenset[str] | None]] = {}
+
+
+def _heads_of(names: frozenset[str]) -> frozenset[str] | None:
+    """The longest word of each name; ``None`` when some name has no word to look for."""
+    hit = _NAME_HEADS.get(id(names))
+    if hit is not None and hit[0] is names:
+        return hit[1]
+    heads: frozenset[str] | None = frozenset(
+        max(_WORD.findall(name.lower()), key=len, default="") for name in names)
+    if heads is not None and "" in heads:
+        heads = None
+    if len(_NAME_HEADS) >= 16:
+        _NAME_HEADS.clear()
+    _NAME_HEADS[id(names)] = (names, heads)
+    return heads
+
+
+def _names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
+    """Whether ``text`` holds, as a whole token, the name of a tool some other server offers.
+
+    A name found as a token has all its words among the text's words (``words``), so an
+    ASCII text that holds no name's longest word holds no name: most texts skip the
+    tokenising. (Lowercasing a non-ASCII text can make words its tokens lack.)
+    """
+    if not foreign:
+        return False
+    if text.isascii():
+        heads = _heads_of(foreign)
+        if heads is not None and heads.isdisjoint(words):
+            return False
+    return not foreign.isdisjoint(lex.TOOL_TOKEN.findall(text))
 
 
 def _exposes(sentence: str) -> bool:
@@ -323,8 +368,10 @@ def read_text(text: str, ctx: ToolContext,
             out.append((code, severity, start, end, reason))
 
     # Gates on the whole text first: a block whose words the text lacks skips every sentence.
-    g_tools = bool(ctx.foreign) and not ctx.foreign.isdisjoint(lex.TOOL_TOKEN.findall(text))
-    text_gates = _gates(text.lower())
+    lower = text.lower()
+    words = set(_WORD.findall(lower))
+    g_tools = _names_foreign(text, words, ctx.foreign)
+    text_gates = _gates(lower, words)
     if not g_tools and text_gates.isdisjoint(_OPENERS):
         return out  # nothing in the text can open any reading block
     single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
