@@ -11,9 +11,9 @@ import re
 
 from workbench.surface.audit_match import CaseBlind, Gated, alt, rx
 
-__all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS",
-           "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_IMPERATIVE",
-           "GATE_SECRET", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
+__all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "EXACT_TRIGGERS", "FAVOUR",
+           "FILE_WORDS", "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_IMPERATIVE",
+           "GATE_SECRET", "GATE_SECRET_IN", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
            "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
            "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
            "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
@@ -31,29 +31,31 @@ OVERRIDE = Gated(
     (DROP_VERBS, r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+)?"
      r"(?:instructions?|rules|directions|prompts?|guidelines|guidance|policies|restrictions)"),
     (("note",), r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistants?|models?|llms?|agents?)\b"),
-    ((":",), r"^\W*(?:assistant|system|ai)\s*:"),
+    (((":",), ("assistant", "system", "=ai")), r"^\W*(?:assistant|system|ai)\s*:"),
     (("hide",), r"\bhide\s+(?:this|it|that)\b[^.]{0,40}\bfrom\b"),
     (("only with",), r"\b(?:respond|reply|answer)\s+only\s+with\b"),
     (("<",), r"<\s*/?\s*(?:important|system|instructions?|secret|admin|hidden|assistant|sys)"
      r"\s*>|<!--"),
     (("[//]", "[comment]"), r"\[(?://|comment)\]:\s*#"),
-    (("must not", "should not", "shall not", "will not", "mustn't"),
+    ((("not", "n't"), ("must", "should", "shall", "will")),
      r"\b(?:must|should|shall|will)\s*(?:not|n't)\s+(?:tell|mention|inform|reveal|disclose|show|"
      r"notify|alert|let\s+(?:the\s+)?user\s+know)\b"),
-    (("asked", "asks"),
+    ((("ask",), ("=if",), ("say", "answer", "reply", "respond", "claim", "tell")),
      r"\bif\s+(?:the\s+user\s+|they\s+|anyone\s+)?(?:is\s+|ever\s+)*ask(?:s|ed)?\b[^.]{0,80}?\b(?:say|"
      r"answer|reply|respond|claim|tell\s+(?:them|the\s+user))\b"),
     (("admin", "system", "assistant", "developer", "operator"),
      r"(?-i:\b(?:ADMIN|SYSTEM|ASSISTANT|DEVELOPER|OPERATOR)\s*:)"),
-    (("outrank", "precedence", "overrides the user", "supersedes the user"),
+    ((("outrank", "precedence", "overrid", "supersed"), ("user", "instructions")),
      r"\b(?:outranks?|takes\s+precedence\s+over|overrides?|supersedes?)\s+(?:the\s+)?(?:user|"
      r"your\s+instructions|anything\s+the\s+user)\b"),
     (("#",), r"#{2,}\s*(?:attention|note|important|notice|read\s+me)\b[^#\n]{0,30}\b(?:model|"
      r"assistant|ai|agent|llm)s?\b"),
-    (('"role"', "'role'", "role:"), r"[\"']?role[\"']?\s*:\s*[\"']?(?:system|developer|admin)\b"),
+    ((("role",), ("system", "developer", "admin")),
+     r"[\"']?role[\"']?\s*:\s*[\"']?(?:system|developer|admin)\b"),
     (("disclose", "show", "tell", "reveal", "notify", "visible"),
      r"\b(?:disclose|show|tell|reveal|notify|visible)_?(?:to_?)?user[\"']?\s*[:=]\s*(?:false|no|0)\b"),
-    (("hidden", "secret"), r"\b(?:must|should|is\s+to)\s+(?:stay|remain|be\s+kept)\s+(?:hidden|"
+    ((("hidden", "secret", "private", "confidential"), ("stay", "remain", "kept")),
+     r"\b(?:must|should|is\s+to)\s+(?:stay|remain|be\s+kept)\s+(?:hidden|"
      r"secret|private|confidential)\b"),
     (("ignore", "disregard"), r"\b(?:ignore|disregard)\s+(?:the\s+|what\s+the\s+)?(?:query|request|"
      r"question|input|prompt|message|words?)?\s*(?:the\s+)?user\b"),
@@ -65,23 +67,26 @@ OVERRIDE = Gated(
     (("restriction", "constraint", "rules", "guideline", "limits", "safeguard"),
      r"\b(?:restrictions|constraints|rules|guidelines|limits|safeguards)\s+(?:are|have\s+been"
      r"|were)\s+(?:lifted|removed|disabled|suspended|waived|off)\b"),
-    ((" be ",), r"\b(?:must|should|will)\s+(?:never|not)\s+be\s+(?:shown|told|revealed|"
+    (((" be ",), ("shown", "told", "revealed", "disclosed", "mentioned", "visible")),
+     r"\b(?:must|should|will)\s+(?:never|not)\s+be\s+(?:shown|told|revealed|"
      r"disclosed|mentioned|visible)\s+to\b"),
-    (("developer", "no ", "jailbreak"),
-     r"\bdeveloper\s+mode\b|\bno\s+(?:restrictions|limits|rules)\b|\bjailbreak"),
-    (("not", "n't", "never", "no need"),
+    ((("developer",), ("mode",)), r"\bdeveloper\s+mode\b"),
+    ((("=no",), ("restrictions", "limits", "rules")), r"\bno\s+(?:restrictions|limits|rules)\b"),
+    (("jailbreak",), r"\bjailbreak"),
+    ((("not", "n't", "dont", "never", "no need"),
+      ("tell", "mention", "inform", "reveal", "disclose", "show", "display", "print", "notify",
+       "alert", "bring", "ask", "bug", "bother", "trouble", "check")),
      r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
      r"show|display|print|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask|bug|"
      r"bother|trouble|check\s+with)\b"),
-    (("message from", "maintenance mode", "failure to comply", "will be suspended",
-      "will suspend"),
+    (("message from", "maintenance mode", "failure to comply", "suspend"),
      r"\bmessage\s+from\s+(?:the\s+)?(?:model\s+provider|anthropic|openai|safety\s+team|system|"
      r"administrator|admin|platform|security\s+team)|\bmaintenance\s+mode\b|\bfailure\s+to\s+"
      r"comply\b|\b(?:will\s+be|will)\s+suspend(?:ed)?\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
      r"mentioning|dwelling\s+on|noting|disclosing|revealing|drawing\s+attention\s+to|reference\s+to"
      r"\s+this\s+(?:service|tool|server|integration))\b"),
-    (("own independent", "own judgement", "own judgment", "own opinion", "own recommendation"),
+    ((("=own",), ("judgment", "judgement", "opinion", "recommendation", "idea", "view")),
      r"\b(?:assistant|model|agent|ai|your)(?:'s)?\s+own\s+(?:independent\s+)?(?:judge?ment|opinion|"
      r"recommendation|idea|view)\b"),
     (("regardless of",),
@@ -94,11 +99,12 @@ OVERRIDE = Gated(
     (("keep", "kept"), r"\b(?:keep|kept)\s+(?:this|it|that)\s+(?:secret|hidden|private|"
      r"between)\b"),
     # "silently run git_add" is an instruction; "succeeds silently." describes an outcome.
-    (("silent", "quiet", "secret", "covert", "discreet"),
+    (("silently", "quietly", "secretly", "covertly", "discreetly"),
      r"\b(?:silently|quietly|secretly|covertly|discreetly)\s+(?!(?:fail|ignor|skip|drop|"
      r"return|succeed|discard|truncat|overwrit)\w*\b)[a-z]+"),
-    (("user",), r"\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be\s+told|notice)"),
-    (("hidden", "secret", "real", "true"),
+    ((("user",), ("not",), ("know", "see", "told", "notice")),
+     r"\b(?:the\s+)?user\s+(?:must|should)\s+not\s+(?:know|see|be\s+told|notice)"),
+    ((("hidden", "secret", "real", "true"), ("objective", "goal", "task", "instruction")),
      r"\b(?:your|a)\s+(?:hidden|secret|real|true)\s+(?:objective|goal|task|instructions?)\b"),
     (("instructions", "now on"), r"\b(?:new|updated|hidden)\s+instructions\b|\bfrom\s+now\s+on\b"),
 )
@@ -128,10 +134,10 @@ FAVOUR = rx(
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 _BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time",
                     "every time", "afterwards", "after", "go on to", "whatever", "second time",
-                    "follow", "once", "results", "behalf", "before", "prior to", "first",
+                    "follow", "once", "result", "behalf", "before", "prior to", "first",
                     "then", "answer", "respond", "reply", "write", "recommend", "promote",
                     "advertise", "avoid", "as the", "customary", "usual", "standard",
-                    "expected", "leave the", "partner", "followed by")
+                    "expected", "leave", "partner", "followed by")
 BEYOND = Gated((_BEYOND_TRIGGERS, alt(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
     r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
@@ -177,7 +183,7 @@ SECRET_FILE = Gated(
     (("wallet", "keychain", "private-keys"),
      r"\bwallet\.dat\b|\bkeychains?\b|\bprivate-keys-v1\.d\b"),
     # Credentials and tokens on disk, with or without ~/.
-    (("npmrc", "pypirc", "netrc", "pgpass", "git-credentials", "kube", "docker"),
+    (("npmrc", "pypirc", "netrc", "pgpass", "git-credentials", "kube", "docker", "dot"),
      r"(?:^|[\s'\"`(/])\.(?:npmrc|pypirc|netrc|pgpass|git-credentials|kube/config|"
      r"docker/config\.json)\b|\bkubeconfig\b|\b(?:netrc|npmrc|pypirc|pgpass|git-credentials)\b|"
      r"\bdot[\s_-]?(?:netrc|npmrc|pypirc|ssh|kube|docker|pgpass)\b"),
@@ -258,44 +264,61 @@ USER_DATA = Gated(
     (("conversation", "chat", "dialog", "transcript", "thread"),
      r"\b(?:conversations?|chat(?:\s+(?:history|log|transcript))?|dialog(?:ue)?|transcripts?|"
      r"(?:e-?mail|message)\s+threads?)\b", "session"),
-    (("previous", "prior", "preceding", "earlier", "recent", "last", "past"),
+    ((("previous", "prior", "preceding", "earlier", "recent", "last", "past"),
+      ("message", "turn", "prompt", "quer", "question", "request", "answer", "replies",
+       "searches", "exchange", "conversation", "session", "input", "command", "chat")),
      r"\b(?:previous|prior|preceding|earlier|recent|last(?:\s+(?:few|several|\d+))?|past)\s+"
      r"(?:\w+\s+)?"
      + _MSGS + r"\b", "session"),
-    (("user", "they", "person", "human", "customer"),
+    ((("user", "they", "person", "human", "customer"), ("what", "thing"),
+      ("said", "wrote", "written", "typed", "asked", "shared", "pasted", "mentioned", "told",
+       "opened", "uploaded", "discussed", "working", "did", "searched", "viewed", "visited")),
      r"\b(?:what|everything|anything|things?|whatever)\s+(?:that\s+)?(?:the\s+)?(?:user|they|"
      r"person|human|customer)\s+(?:has\s+|have\s+|had\s+|is\s+|was\s+|are\s+|were\s+)?(?:said|"
      r"wrote|written|"
      r"typed|asked|shared|pasted|mentioned|told|opened|uploaded|discussed|working\s+on|did|"
      r"searched|viewed|visited)\b", "session"),
-    (("so far", "earlier", "previously", "along the way", "during", "session"),
+    ((("so far", "earlier", "previously", "along the way", "session", "conversation", "chat"),
+      ("mentioned", "shared", "said", "discussed", "pasted", "opened", "typed", "seen",
+       "provided", "exchanged", "written", "asked")),
      r"\b(?:mentioned|shared|said|discussed|pasted|opened|typed|seen|provided|exchanged|"
      r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
      r"(?:during|in)\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
-    (("discussed", "talked", "elsewhere", "said above", "written above", "shared above",
-      "mentioned above", "known from", "learned from", "gathered from"),
+    ((("discussed", "said", "talked", "written", "shared"), ("=what",)),
      r"\bwhat\s+(?:was|has\s+been|we|you\s+and\s+the\s+user)\s+(?:discussed|said|talked\s+about|"
      r"written|shared)\s+(?:above|so\s+far|earlier|before|previously|elsewhere|in\s+(?:this|the)\s+"
-     r"(?:chat|conversation|session))\b|\b(?:discussed|said|mentioned|shared)\s+elsewhere\s+in\s+"
-     r"the\s+(?:chat|conversation|session)\b|\b(?:discussed|said|written|shared|mentioned)\s+above\b|\b(?:known|"
-     r"learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|conversation|"
-     r"chat)\b", "session"),
-    (("so far", "summary of the", "recap of the", "course of the"),
-     r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b|\bin\s+the\s+course\s+of\s+the\s+"
-     r"(?:exchange|conversation|chat|session|discussion)\b|\b(?:summary|recap|digest)\s+of\s+"
-     r"(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
+     r"(?:chat|conversation|session))\b", "session"),
+    ((("discussed", "said", "mentioned", "shared"), ("elsewhere",)),
+     r"\b(?:discussed|said|mentioned|shared)\s+elsewhere\s+in\s+the\s+(?:chat|conversation|"
+     r"session)\b", "session"),
+    ((("discussed", "said", "written", "shared", "mentioned"), ("above",)),
+     r"\b(?:discussed|said|written|shared|mentioned)\s+above\b", "session"),
+    ((("known", "learned", "learnt", "gathered"), ("session", "conversation", "chat")),
+     r"\b(?:known|learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|"
+     r"conversation|chat)\b", "session"),
+    (("so far",), r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b", "session"),
+    (("course of the",), r"\bin\s+the\s+course\s+of\s+the\s+(?:exchange|conversation|chat|"
+     r"session|discussion)\b", "session"),
+    ((("summary", "recap", "digest"), ("session", "conversation", "chat")),
+     r"\b(?:summary|recap|digest)\s+of\s+(?:the|this)\s+(?:session|conversation|chat)\b",
+     "session"),
     (("during", "throughout", "across"),
      r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
-    (("system prompt", "instructions", "context window", "system message"),
-     r"\bsystem\s+(?:prompt|message)\b|\byour\s+(?:(?:current|own|full|original)\s+)?"
-     r"(?:instructions|context(?:\s+window)?)\b|"
-     r"\bcontext\s+window\b", "session"),
-    (("their", "his ", "her "),
+    (("system prompt", "system message"), r"\bsystem\s+(?:prompt|message)\b", "session"),
+    ((("=your",), ("instructions", "context")),
+     r"\byour\s+(?:(?:current|own|full|original)\s+)?(?:instructions|context(?:\s+window)?)\b",
+     "session"),
+    (("context window",), r"\bcontext\s+window\b", "session"),
+    ((("=their", "=his", "=her"),
+      ("address", "phone", "employer", "birth", "ssn", "passport", "whereabouts", "location",
+       "contacts", "calendar", "town")),
      r"\b(?:their|his|her)\s+(?:(?:full|real|legal|own|personal|private|current|exact)\s+)*"
      r"(?:home\s+address|(?:street|postal|e-?mail)\s+address(?:es)?|phone(?:\s+numbers?)?|"
      r"employer|birth\s?(?:day|date)|date\s+of\s+birth|ssn|passport|whereabouts|location|"
      r"contacts|calendar|home\s*town)\b", "personal"),
-    (("'s", "’s"),
+    ((("'s", "’s", "s'"),
+      ("user", "person", "human", "customer", "organi", "requester", "author", "sender",
+       "caller", "client", "member", "employee", "patient", "individual")),
      r"\b(?:user|person|human|customer|organi[sz]er|requester|author|sender|caller|client|"
      r"member|employee|patient|individual)(?:'s|s'|’s)\s+"
      r"(?:(?:full|real|legal|own|personal|home|private|current|exact|precise|upcoming|recent|"
@@ -307,26 +330,37 @@ USER_DATA = Gated(
      r"message|words|input)s?|holdings|portfolio|positions|account\s+(?:numbers?|no\.?)|broker|"
      r"finances|health|diagnos[ie]s|medications?|medical\s+\w+|credit\s+card|card\s+number|"
      r"iban)\b", "personal"),
-    (("about the", "about them", "on the user", "on the person"),
+    ((("about", "=on"), ("user", "person", "them", "customer", "human")),
      r"\b(?:know(?:ing)?|context|details?|info(?:rmation)?|everything|anything|facts|notes)\s+"
      r"(?:about|on)\s+(?:the\s+)?(?:user|person|them|customer|human)\b", "personal"),
     (("know", "remember", "learned", "learnt"),
      r"\b(?:what(?:ever)?|everything|anything|all)\s+(?:that\s+)?(?:you|u|the\s+assistant|the\s+"
      r"model|the\s+agent)\s+(?:know|knows|remember|remembers|(?:have|has)\s+learn(?:ed|t))\s+"
      r"about\s+(?:the\s+)?(?:user|them|him|her|the\s+person|the\s+customer)\b", "personal"),
-    (("personal", "contact", "names and", "who the", "everyone", "everybody", "participants"),
-     r"\bpersonal\s+(?:details|information|info|data|particulars)\b|\bcontact\s+(?:details|info(?:rmation)?)"
-     r"\b|\bnames?\s+and\s+e-?mail\s+addresses\b|\bwho\s+the\s+(?:user|person)\s+is\b|"
+    (("personal",), r"\bpersonal\s+(?:details|information|info|data|particulars)\b",
+     "personal"),
+    ((("contact",), ("details", "info")), r"\bcontact\s+(?:details|info(?:rmation)?)\b",
+     "personal"),
+    ((("name",), ("addresses",)), r"\bnames?\s+and\s+e-?mail\s+addresses\b", "personal"),
+    ((("=who",), ("user", "person")), r"\bwho\s+the\s+(?:user|person)\s+is\b", "personal"),
+    (("everyone", "everybody", "participants"),
      r"\b(?:names?|e-?mails?|details|contacts?|addresses)\s+of\s+(?:everyone|everybody|all\s+"
      r"(?:the\s+)?participants)\b", "personal"),
-    (("other", "open ", "clipboard", "browser", "browsing", "content"),
+    ((("other",), ("document", "file", "repositor", "tab", "project", "window", "account",
+                    "mail", "chat", "conversation")),
      r"\b(?:any|all|every)\s+other\s+(?:documents?|files?|repositor(?:y|ies)|tabs?|projects?|"
      r"windows?|accounts?|e-?mails?|chats?|conversations?)\b(?!\s+(?:types?|formats?|kinds?|"
-     r"extensions?))|\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bclipboard\b|"
-     r"\bother\s+(?:files|documents|tabs|windows)\s+(?:currently\s+)?(?:open|opened)\b|"
-     r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b|\bcontents?\s+of\s+(?:any|all|every)\s+"
-     r"(?:[\w-]+\s+){0,3}?files\b|"
-     r"\bbrows(?:er|ing)\s+(?:history|tabs|data)\b", "resources"),
+     r"extensions?))", "resources"),
+    ((("open",), ("tabs", "documents", "windows", "files")),
+     r"\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bother\s+(?:files|documents|tabs|"
+     r"windows)\s+(?:currently\s+)?(?:open|opened)\b", "resources"),
+    (("clipboard",), r"\bclipboard\b", "resources"),
+    ((("open",), ("workspace", "editor", "=ide", "browser")),
+     r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b", "resources"),
+    ((("content",), ("files",)),
+     r"\bcontents?\s+of\s+(?:any|all|every)\s+(?:[\w-]+\s+){0,3}?files\b", "resources"),
+    ((("brows",), ("history", "tabs", "data")), r"\bbrows(?:er|ing)\s+(?:history|tabs|data)\b",
+     "resources"),
 )
 # Topics that make each kind of the user's data a tool's own subject: a chat exporter reads
 # the conversation, a contacts app the user's email, a browser tool the open tabs.
@@ -346,7 +380,7 @@ USER_DATA_TOPICS = {
 UNASKED = Gated(
     (("without",), r"\bwithout\s+(?:(?:being|having\s+been)\s+(?:asked|told|prompted)|"
      r"(?:the\s+user'?s?\s+|their\s+|any\s+)?(?:confirmation|consent|approval|permission))\b"),
-    (("come to expect", "expect this", "expects this", "not being asked", "not asking"),
+    (("come to expect", "expect this", "expects this", "not being asked", "appreciate"),
      r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b|\bnot\s+being\s+"
      r"asked\b|\bappreciate\s+not\s+(?:being\s+)?ask"),
     (("even when", "even if", "whether or not"),
@@ -457,14 +491,20 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
                  "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
                  "deemed", "users", "teams", "people", "partner", "arrangement", "established",
-                 "travellers", "travelers", "customers", "developers", "clients", "integration",
-                 "indexer", "service", "platform")
+                 "travellers", "travelers", "customers", "developers", "clients",
+                 "expects", "loves", "appreciates", "prefers", "great",
+                 "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
                     "open", "fetch", "store", "keep")
-GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie",
-                "otp", "2fa", "environment", "phrase", "pat", "sign")
+# (``_PAT`` and ``_PASS`` of ``GITHUB_PAT`` are found by substring: "pat" and "pass" begin
+# too many everyday words.)
+GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie", "otp",
+               "2fa", "environment", "phrase", "sign", "log", "connection", "authorization",
+               "mnemonic", "seed", "recovery", "backup")
+# ... and anywhere in a word: "apikey", "authtoken", "clientsecret" are one word each.
+GATE_SECRET_IN = ("key", "token", "secret", "passw", "cookie")
 ADDRESS_SET = frozenset(GATE_ADDRESS)
 IMPERATIVE_SET = frozenset(GATE_IMPERATIVE)
 
@@ -475,8 +515,11 @@ GENERIC_PATH_WORDS = frozenset({"git", "config", "etc", "json", "dat", "desktop"
 
 
 # -- the trigger index -------------------------------------------------------------------
-_ALL_TRIGGERS = frozenset().union(*(g.triggers for g in Gated.registry))
+_ALL_TRIGGERS = frozenset().union(*(g.all_triggers for g in Gated.registry))
 #: Triggers that are one run of letters and digits: found inside a text's words.
 WORD_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if t.isalnum()))
+#: Triggers that are a whole word, written ``=word`` ("=ai" is not in "email").
+EXACT_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if t[0] == "=" and t[1:].isalnum()))
 #: Triggers with spaces or punctuation ("so far", "<", "[//]"): found by substring.
-PHRASE_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if not t.isalnum()))
+PHRASE_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS
+                               if not t.isalnum() and t not in EXACT_TRIGGERS))

@@ -74,13 +74,20 @@ def rx(*alternatives: str) -> CaseBlind:
 
 
 class Gated:
-    """Patterns that each run only when one of their trigger strings is present.
+    """Patterns that each run only when their trigger strings are present.
 
     One alternation of twenty patterns tries every alternative at every position; knowing
     first which trigger strings a text holds lets most sentences run none of them. The
     triggers present are computed once per text (``audit_text._gates``), so a rule's test
-    is one set intersection. A rule may carry a tag (``(triggers, pattern, tag)``) that
-    :meth:`tagged` returns with each match.
+    is a set intersection or two.
+
+    A rule is ``(triggers, pattern)`` or ``(triggers, pattern, tag)``; :meth:`tagged`
+    returns the tag with each match. ``triggers`` is one group of strings, one of which every
+    match holds, or a tuple of such groups, all of which every match meets (``(("=your",),
+    ("instructions", "context"))``). A trigger is a run of letters and digits found inside a
+    word (``ignor``), ``=`` and a whole word (``=ai``), or a phrase found in the text with
+    blank space as single spaces (``so far``, ``<``). Each must hold for *every* match, or the
+    gate hides it: ``tests/surface/test_audit_match.py`` checks that on random matches.
 
     A case-blind pattern costs about 60% more per run than a plain one, so a pattern that
     names no capital letter runs plain on the lowercased text (same offsets; a text whose
@@ -90,11 +97,19 @@ class Gated:
     registry: ClassVar[list[Gated]] = []
 
     def __init__(self, *rules: tuple) -> None:
-        self.rules = [(frozenset(r[0]), re.compile(r[1], re.IGNORECASE),
-                       r[2] if len(r) > 2 else "") for r in rules]
-        self._plain = [None if _CASED.search(_ESCAPES.sub("", r[1])) else re.compile(r[1])
-                       for r in rules]
+        self.rules: list[tuple[frozenset[str], re.Pattern[str], str]] = []
+        self._also: list[tuple[frozenset[str], ...]] = []
+        self._plain: list[re.Pattern[str] | None] = []
+        for rule in rules:
+            groups = (rule[0],) if all(isinstance(t, str) for t in rule[0]) else rule[0]
+            self.rules.append((frozenset(groups[0]), re.compile(rule[1], re.IGNORECASE),
+                               rule[2] if len(rule) > 2 else ""))
+            self._also.append(tuple(frozenset(g) for g in groups[1:]))
+            self._plain.append(None if _CASED.search(_ESCAPES.sub("", rule[1]))
+                               else re.compile(rule[1]))
         self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
+        #: Every trigger string of every group (the trigger index must find them all).
+        self.all_triggers = self.triggers.union(*(g for also in self._also for g in also))
         # Trigger -> the rules it opens, so a text's rules are found by one set intersection.
         self._rules_of: dict[str, list[int]] = {}
         for index, (triggers, _, _) in enumerate(self.rules):
@@ -106,12 +121,20 @@ class Gated:
         """Whether any pattern could match a text holding the ``present`` triggers."""
         return not self.triggers.isdisjoint(present)
 
-    def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
-        """``(tag, match)`` for every pattern's matches in ``text``, by position."""
+    def opened(self, present: AbstractSet[str]) -> list[int]:
+        """Indices of the rules a text holding the ``present`` triggers opens, in order."""
         found = self.triggers & present
         if not found:
             return []
-        opened = sorted({i for t in found for i in self._rules_of[t]})
+        also = self._also
+        return sorted(i for i in {i for t in found for i in self._rules_of[t]}
+                      if all(not g.isdisjoint(present) for g in also[i]))
+
+    def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
+        """``(tag, match)`` for every pattern's matches in ``text``, by position."""
+        opened = self.opened(present)
+        if not opened:
+            return []
         lower = text.lower()
         same = len(lower) == len(text)
         hits = [(self.rules[i][2], m) for i in opened
@@ -126,14 +149,14 @@ class Gated:
         return [m for _, m in self.tagged(text, present)]
 
     def search(self, text: str, present: AbstractSet[str], pos: int = 0) -> re.Match[str] | None:
-        """The first match in ``text`` from ``pos`` (``None`` when no trigger is present)."""
-        found = self.triggers & present
-        if not found:
+        """The first match in ``text`` from ``pos`` (``None`` when no rule is opened)."""
+        opened = self.opened(present)
+        if not opened:
             return None
         best = None
         lower = text.lower()
         same = len(lower) == len(text)
-        for i in sorted({i for t in found for i in self._rules_of[t]}):
+        for i in opened:
             plain = self._plain[i]
             m = plain.search(lower, pos) if same and plain else self.rules[i][1].search(text, pos)
             if m and (best is None or m.start() < best.start()):

@@ -193,16 +193,19 @@ for _p in sorted(_PHRASES):
 _HEADS = frozenset(_BY_HEAD)
 _HEADLESS = tuple(sorted(p for p in _PHRASES if not _head(p)))
 _WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
+_EXACT = frozenset(t[1:] for t in lex.EXACT_TRIGGERS)
 
 
 def _word_gates(word: str) -> frozenset[str]:
     """The reading blocks, pattern triggers and phrase heads one lowercased word holds."""
     out = {t for t in _WORD_TOKENS if t in word}
+    if word in _EXACT:
+        out.add("=" + word)
     if word in lex.ADDRESS_SET:
         out.add("address")
     if word in lex.IMPERATIVE_SET:
         out.add("imperative")
-    if word.startswith(lex.GATE_SECRET):
+    if word.startswith(lex.GATE_SECRET) or any(t in word for t in lex.GATE_SECRET_IN):
         out.add("secret")
     return frozenset(out)
 
@@ -213,6 +216,11 @@ def _word_gates(word: str) -> frozenset[str]:
 _WORD_GATES: dict[str, frozenset[str]] = {}
 _WORD_INERT: set[str] = set()
 _WORD_MEMO_MAX = 200_000
+
+
+# Blank space other than single spaces: tabs, line breaks, runs.
+_ODD_SPACE = re.compile(r"[^\S ]| \s")
+_BLANK_RUN = re.compile(r"\s+")
 
 
 def _gates(lower: str, words: set[str] | None = None) -> set[str]:
@@ -237,12 +245,14 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
                 else:
                     _WORD_INERT.add(word)
         out.update(gates)
+    # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to".
+    spaced = _BLANK_RUN.sub(" ", lower) if _ODD_SPACE.search(lower) else lower
     for head in out & _HEADS:
         for p in _BY_HEAD[head]:
-            if p in lower:
+            if p in spaced:
                 out.add(p)
     for p in _HEADLESS:
-        if p in lower:
+        if p in spaced:
             out.add(p)
     if "/" in lower or "\\" in lower:
         out.add("path")
@@ -250,7 +260,9 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
         out.add("hook")
     if "@" in lower or "0x" in lower or "bc1" in lower or "+" in lower:
         out.add("dest")
-    if "tool" in lower:
+    if "_pat" in lower or "_pass" in lower:
+        out.add("secret")
+    if "tool" in lower or "function" in lower:
         out.add("generic")
     return out
 

@@ -1,0 +1,61 @@
+"""Gates never hide a match: every random match of a rule opens that rule.
+
+The audit runs a pattern only when its trigger strings are in the text
+(:class:`~workbench.surface.audit_match.Gated`, and the cheap gates of the blocks in
+``audit_text.read_text``). A trigger a match can lack is a hole an attacker walks through
+("dont tell", "no  need to", "the users' names"), so each pattern is sampled from its own
+syntax tree (:mod:`regex_samples`) and every sample must open what would find it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from regex_samples import samples
+
+from workbench.surface import audit_lexicon as lex
+from workbench.surface.audit_match import CaseBlind, Gated
+from workbench.surface.audit_text import _gates
+
+_NAMES = {id(v): k for k, v in vars(lex).items() if isinstance(v, Gated)}
+RULES = [(_NAMES[id(g)], i, g) for g in Gated.registry if id(g) in _NAMES
+         for i in range(len(g.rules))]
+
+
+@pytest.mark.parametrize(("name", "index", "gated"), RULES,
+                         ids=[f"{n}-{i}" for n, i, _ in RULES])
+def test_every_match_of_a_gated_rule_opens_it(name, index, gated):
+    found = samples(gated.rules[index][1], 60, seed=index)
+    assert len(found) >= 10, f"too few samples of {name} rule {index}"
+    for text in found:
+        assert index in gated.opened(_gates(text.lower())), (
+            f"{name} rule {index} matches {text!r}, but its triggers are not all found there")
+
+
+# The blocks of read_text that are not Gated, and the gate each runs behind.
+CHEAP = [("ADDRESS", "address"), ("FAVOUR", "address"), ("SECRET", "secret"),
+         ("READ_PATH", "path"), ("NAMED_TOOL_HOOK", "hook"), ("NAMED_TOOL_ANY", "hook"),
+         ("FIXED_ADDRESS", "dest"), ("GENERIC_TOOLS", "generic")]
+
+
+@pytest.mark.parametrize(("name", "gate"), CHEAP, ids=[n for n, _ in CHEAP])
+def test_every_match_of_a_cheaply_gated_pattern_opens_its_block(name, gate):
+    pattern = getattr(lex, name)
+    compiled = pattern._blind if isinstance(pattern, CaseBlind) else pattern
+    found = samples(compiled, 60)
+    assert len(found) >= 10
+    for text in found:
+        m = compiled.search(text)
+        assert gate in _gates(m.group().lower()), f"{name} matches {m.group()!r} behind {gate!r}"
+
+
+def test_an_imperative_opens_its_block():
+    for text in samples(lex.IMPERATIVE._blind, 60):
+        if lex.IMPERATIVE.match(text):
+            assert "imperative" in _gates(text.lower()), text
+
+
+def test_the_sampler_finds_the_known_holes_it_was_written_for():
+    # Blank space between the words of a phrase trigger: "no  need to" is "no need to".
+    assert "no need" in _gates("no  need\tto tell")
+    # A whole-word trigger does not fire inside a longer word.
+    assert "=ai" not in _gates("email the details") and "=ai" in _gates("ai: do this")
