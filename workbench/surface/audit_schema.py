@@ -81,7 +81,8 @@ _FAMILIES = (
                 "meeting", "schedule"})),
     (frozenset({"location"}),
      frozenset({"location", "map", "maps", "place", "places", "geo", "weather", "nearby",
-                "directions", "route", "distance"})),
+                "directions", "route", "distance", "event", "calendar", "meeting", "venue",
+                "trip", "travel", "booking", "delivery", "shipping", "shipment", "office"})),
 )
 _SENSITIVE_SINKS = frozenset().union(*(words for words, _ in _FAMILIES))
 _KEY_KINDS = frozenset({"api", "private", "secret", "ssh", "access", "signing", "encryption",
@@ -115,6 +116,8 @@ _CATCH_ALL = CaseBlind(r"\b(?:anything|everything|whatever)\b|\b(?:any|extra|add
 # Sinks that are a record's own fields when the tool writes one (a timesheet's comment).
 _RECORD_FIELDS = frozenset({"note", "notes", "comment", "comments", "memo", "remarks",
                             "feedback", "summary", "details"})
+# Key-value maps that records carry (Stripe's metadata, a resource's tags).
+_MAP_FIELDS = frozenset({"metadata", "meta"})
 _RECORDS = frozenset({"log", "record", "create", "add", "post", "submit", "save", "write",
                       "update", "set", "send", "file", "report", "book", "schedule", "append",
                       "insert", "upsert", "edit", "track", "register", "store"})
@@ -343,7 +346,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                 continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
-        if not sensitive and words <= _RECORD_FIELDS and _records(tool):
+        if not sensitive and (words <= _RECORD_FIELDS or is_map and words <= _MAP_FIELDS) and (
+                _records(tool)):
             continue  # "comment" on a tool that writes a record is part of the record
         field = f"parameters.{path}"
         if sensitive:
@@ -391,6 +395,17 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     return out
 
 
+# A word after one of these is a thing, not an act: "past commits", "the merge base".
+_NOUN_AFTER = re.compile(r"\b(?:past|previous|recent|prior|older|earlier|all|the|its|their|"
+                         r"each|every|existing|last|unpushed|pending|of|any)\s+([a-z]+)",
+                         re.IGNORECASE)
+
+
+def _acts_named(text: str) -> frozenset[str]:
+    """Words of a parameter description, less those used as nouns after a determiner."""
+    return words_of(text) - {m.group(1).lower() for m in _NOUN_AFTER.finditer(text)}
+
+
 def _evidence(tool: Mapping[str, Any], table: _Table, words: frozenset[str],
               descriptions: bool) -> str:
     """Why the schema says the tool does one of ``words`` ("" when it says nothing so).
@@ -405,7 +420,7 @@ def _evidence(tool: Mapping[str, Any], table: _Table, words: frozenset[str],
         schema = schema if isinstance(schema, Mapping) else {}  # a name still counts
         default = schema.get("default")
         text = schema.get("description", "")
-        said = _stems(words_of(text)) if descriptions and isinstance(text, str) else set()
+        said = _stems(_acts_named(text)) if descriptions and isinstance(text, str) else set()
         hit = (_name_stems(param) if descriptions or default is not False else set()) | said
         if hit & words:
             return f"parameter {path!r} says {sorted(hit & words)[0]!r}"
@@ -491,8 +506,8 @@ def _acts(tool: Mapping[str, Any], table: _Table) -> str:
         named = _name_words(param)  # not stemmed: "published" is a date filter
         if named & _SENDS:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
-        if _name_stems(param) & _OVERWRITES:
-            return f"parameter {param!r} says {sorted(_name_stems(param) & _OVERWRITES)[0]!r}"
+        if named & _OVERWRITES:  # not stemmed: "include_deleted" is a filter
+            return f"parameter {param!r} says {sorted(named & _OVERWRITES)[0]!r}"
         if not isinstance(schema, Mapping):
             continue
         default = schema.get("default")

@@ -126,6 +126,17 @@ _DESCRIBES = CaseBlind(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists
                         r"updates|creates)\b")
 _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration", "env",
                             "dotenv", "settings", "read"})
+# Where the tool keeps its own secret: "stores it in the operating system ", "remove it from
+# the ".
+_STORED_IN = CaseBlind(r"\b(?:stor|sav|keep|kept|cach|persist|put)\w*\s+(?:(?:it|them|the\s+\w+|"
+                        r"this\s+\w+)\s+)?(?:securely\s+)?in(?:to)?\s+(?:the\s+|your\s+|its\s+)?"
+                        r"(?:[\w-]+\s+){0,3}$|\b(?:remov|delet|clear|eras)\w*\s+(?:it|them|the\s+"
+                        r"\w+)\s+from\s+(?:the\s+|your\s+|its\s+)?(?:[\w-]+\s+){0,3}$")
+# A record whose person a possessive names: "the commit author's", "the message sender's".
+_RECORD_OWNER = CaseBlind(r"\b(?:commit|message|e-?mail|event|issue|ticket|comment|post|"
+                           r"document|file|pull\s+request|pr|review|invoice|order|package|page|"
+                           r"note|task|article|video|song|track|book|repository|repo|release|"
+                           r"build|job|pipeline|calendar|meeting)\s+$")
 _LIST_MARKER = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:")
 # A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
 _SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulnerability",
@@ -453,6 +464,10 @@ def read_text(text: str, ctx: ToolContext,
                     continue  # its own subject, unless the values themselves are asked for
                 if ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
                     continue
+                # Where the tool keeps its own token ("stores it in the OS keychain").
+                if "keychain" in m.group().lower() and _STORED_IN.search(
+                        sentence[max(0, m.start() - 80):m.start()]):
+                    continue
                 # A file tool saying what it reads ("Reads a YAML, TOML or .env config file")
                 # documents itself; asking the model for it would address or instruct it.
                 if (not index and not is_param and ctx.topic & _CONFIG_TOPICS
@@ -471,8 +486,9 @@ def read_text(text: str, ctx: ToolContext,
         m = lex.SECRET.search(sentence) if "secret" in gates else None
         if m and transfer is None:
             transfer = lex.TRANSFER.search(sentence, gates)
+        # A security tool's list of examples quotes secrets it looks for.
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
-                                                                    m.end()):
+                                                                    m.end(), ctx):
             # "your AWS_SECRET_KEY in symbol": placed into one of this tool's parameters.
             placed = _PLACED.search(sentence[m.end():m.end() + 40])
             if placed and placed.group(1) not in ctx.params:
@@ -493,6 +509,10 @@ def read_text(text: str, ctx: ToolContext,
             for family, m in lex.USER_DATA.tagged(sentence, gates):
                 if ctx.topic & lex.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
+                    continue
+                # "the commit author's name" is a field of the commit, not the user's data.
+                if family == "personal" and _RECORD_OWNER.search(
+                        sentence[max(0, m.start() - 30):m.start()]):
                     continue
                 flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
                 add("data.user", "high" if flow else "warning", offset + m.start(),
