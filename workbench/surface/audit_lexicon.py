@@ -61,8 +61,17 @@ OVERRIDE = Gated(
      r"question|input|prompt|message|words?)?\s*(?:the\s+)?user\b"),
     (("[", "##"), r"\[\[?\s*(?:system|admin|assistant|developer|sys|policy|operator)"
      r"[\w\s.-]*\]\]?|#{2,}\s*(?:system|admin|assistant)\s*#*"),
-    (("system", "admin", "operator", "developer"),
-     r"\b(?:system|admin(?:istrator)?|operator|developer)\s+(?:override|note|message|notice)\b"),
+    (("system", "admin", "operator", "developer", "maintainer"),
+     r"\b(?:system|admin(?:istrator)?|operator|developer|maintainer)\s+(?:override|note|message|"
+     r"notice)\b"),
+    ((("not",), ("shown", "told", "revealed", "disclosed", "mentioned", "shared")),
+     r"\bnot\s+to\s+be\s+(?:shown|told|revealed|disclosed|mentioned|shared)\s+(?:to|with)\s+"
+     r"(?:the\s+)?user\b"),
+    ((("instructions",), ("void", "null", "cancel", "revoked", "obsolete", "superseded",
+                          "longer")),
+     r"\b(?:previous|prior|earlier|above|all|any|other)\s+instructions\b[^.]{0,40}?\b(?:are|is)\s+"
+     r"(?:now\s+)?(?:void|null|cancell?ed|revoked|obsolete|superseded|no\s+longer\s+(?:valid|in\s+"
+     r"effect|apply))"),
     (("end of",), r"\bend\s+of\s+(?:the\s+)?(?:tool\s+)?description\b"),
     (("restriction", "constraint", "rules", "guideline", "limits", "safeguard"),
      r"\b(?:restrictions|constraints|rules|guidelines|limits|safeguards)\s+(?:are|have\s+been"
@@ -77,7 +86,7 @@ OVERRIDE = Gated(
       ("tell", "mention", "inform", "reveal", "disclose", "show", "display", "print", "notify",
        "alert", "bring", "ask", "bug", "bother", "trouble", "check")),
      r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
-     r"show|display|print|notify|alert|bring\s+(?:this|it|that)(?:\s+\w+){0,3}\s+up|ask|bug|"
+     r"show|display|print|notify|alert|bring\s+(?:this|it|that|the\s+\w+)(?:\s+\w+){0,3}\s+up|ask|bug|"
      r"bother|trouble|check\s+with)\b"),
     (("message from", "maintenance mode", "failure to comply", "suspend"),
      r"\bmessage\s+from\s+(?:the\s+)?(?:model\s+provider|anthropic|openai|safety\s+team|system|"
@@ -118,6 +127,7 @@ FAVOUR = rx(
     r"\b(?:it\s+)?(?:helps|would\s+be|'d\s+be)\s+(?:us\s+)?(?:great(?:ly)?|lovely|wonderful|"
     r"nice|helpful|appreciated|grateful)",
     r"\b(?:kindly|please|ideally|a\s+nice\s+touch|thank\s+you\s+for|friendly\s+reminder)\b",
+    r"\b(?:customarily|conventionally|by\s+convention|traditionally)\b",
     r"\bas\s+a\s+(?:small\s+|little\s+)?(?:favou?r|courtesy)\b",
     r"\b(?:could|would)\s+you\b|\bwould\s+you\s+mind\b",
     r"\b(?:like|love|appreciate|prefer)s?\s+it\s+(?:if|when)\b",
@@ -142,8 +152,10 @@ BEYOND = Gated((_BEYOND_TRIGGERS, alt(
     r"\b(?:also|as\s+well|in\s+addition|additionally|each\s+time|every\s+time|afterwards|"
     r"after\s+(?:that|every|each)|right\s+after|go\s+on\s+to|whatever|a\s+second\s+time|"
     r"follow(?:ed)?\s+(?:each|every|it|this|that)\s+(?:\w+\s+){0,3}?with|(?:after|following)\s+"
-    r"(?:each|every)|once\s+(?:a|an|the)\s+\w+\s+(?:has|is|was)\s+(?:been\s+)?(?:finished|"
+    r"(?:each|every)|once\s+(?:(?:a|an|the)\s+)?\w+\s+(?:has|have|is|are|was|were)\s+(?:been\s+)?(?:listed|shown|"
+    r"loaded|finished|"
     r"fetched|done|completed|returned|exported|sent))\b",
+    r"\bfollows?\s+up\s+(?:by\s+|with\s+)?(?:calling|running|invoking|using)\b",
     r"\bwhen\s+(?:the\s+)?results?\s+(?:come|comes|are)\s+back\b|\bon\s+(?:the\s+user'?s|their)\s+"
     r"behalf\b|\bbefore\s+calling\s+this\b",
     r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
@@ -302,6 +314,9 @@ USER_DATA = Gated(
     ((("summary", "recap", "digest"), ("session", "conversation", "chat")),
      r"\b(?:summary|recap|digest)\s+of\s+(?:the|this)\s+(?:session|conversation|chat)\b",
      "session"),
+    ((("message", "prompt"), ("send", "type", "write", "enter", "submit")),
+     r"\b(?:messages?|prompts?)\s+(?:that\s+)?(?:the\s+user|they|you)\s+(?:sends?|types?|writes?|"
+     r"enters?|submits?)\b", "session"),
     (("during", "throughout", "across"),
      r"\b(?:during|throughout|across)\s+(?:the|this)\s+(?:session|conversation|chat)\b", "session"),
     (("system prompt", "system message"), r"\bsystem\s+(?:prompt|message)\b", "session"),
@@ -493,7 +508,8 @@ GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai
                  "deemed", "users", "teams", "people", "partner", "arrangement", "established",
                  "travellers", "travelers", "customers", "developers", "clients",
                  "expects", "loves", "appreciates", "prefers", "great",
-                 "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful")
+                 "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful",
+                 "customarily", "conventionally", "convention", "traditionally")
 GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

@@ -71,7 +71,8 @@ _FAMILIES = (
     (_CONVERSATION := frozenset({"conversation", "history", "chat", "messages", "transcript"}),
      frozenset({"conversation", "history", "chat", "message", "transcript", "thread", "email",
                 "mail", "inbox"})),
-    (frozenset({"prompt", "instructions", "system"}) , frozenset({"prompt", "instruction"})),
+    (frozenset({"prompt", "prompts", "instructions", "system"}),
+     frozenset({"prompt", "instruction"})),
     (frozenset({"env", "environment"}),
      frozenset({"env", "environment", "variable", "dotenv", "launch", "run", "exec", "execute",
                 "spawn", "process", "program", "command", "shell", "container", "deploy",
@@ -303,7 +304,11 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         if not isinstance(schema, Mapping):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
-        recon = _RECON.findall(text) if text and len(_text_words(text) & _RECON_WORDS) > 1 else []
+        # An object's own fields say what it asks for: {hostname, username, os, local_ip}.
+        fields = schema.get("properties")
+        asks = text + (" " + " ".join(_VERB_SPLIT.sub(" ", str(f)) for f in fields)
+                       if isinstance(fields, Mapping) else "")
+        recon = _RECON.findall(asks) if asks and len(_text_words(asks) & _RECON_WORDS) > 1 else []
         if len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}

@@ -170,7 +170,9 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
     counts: "detects phrases like 'ignore previous instructions', <IMPORTANT> or ...".
     """
     for q in _QUOTE.finditer(sentence):
-        if q.start() <= start and end <= q.end():
+        # A JSON value ({"msg": "..."}) is text the model reads, not a quotation.
+        if q.start() <= start and end <= q.end() and not sentence[:q.start()].rstrip().endswith(
+                ('":', "':")):
             return True
     if _EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")):
         return True
@@ -448,10 +450,12 @@ def read_text(text: str, ctx: ToolContext,
                                         or priority or strong and beyond):
             directive = True
             hit = personal or beyond or priority
-            start = (address or imperative).start()
             assert hit is not None
+            who = address or imperative
+            # The span covers both, whichever comes first ("Once it is exported, kindly ...").
+            start, end = min(who.start(), hit.start()), max(who.end(), hit.end())
             severity = "high" if personal and favour else "warning"
-            add("directive.model", severity, offset + start, offset + hit.end(),
+            add("directive.model", severity, offset + start, offset + end,
                 "asks the model for something beyond this call"
                 + (" (the user's data or the conversation)" if personal else
                    " (to put this tool first)" if priority and not beyond else ""))
