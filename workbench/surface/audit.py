@@ -66,6 +66,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -209,15 +210,27 @@ _MAX_DEPTH = 6
 _NAME_WORDS = 4
 
 
+@functools.lru_cache(maxsize=4096)
+def _spoken_name(name: str) -> str:
+    """A parameter name of four or more words as words ("" for shorter names).
+
+    Cached: parameter names repeat across a server's tools (owner, repo, path).
+    """
+    # Four words need three separators (or camel humps): most names skip the split.
+    if sum(map(name.count, "_-")) + sum(c.isupper() for c in name) >= _NAME_WORDS - 1 and (
+            len(words_of(name)) >= _NAME_WORDS):
+        return " ".join(_NAME_PARTS.split(name))
+    return ""
+
+
 def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str]],
                   depth: int) -> None:
     for param, schema in props.items():
         field = f"{where}.{param}"
         name = str(param)
-        # Four words need three separators (or camel humps): most names skip the split.
-        if sum(map(name.count, "_-")) + sum(c.isupper() for c in name) >= _NAME_WORDS - 1 and (
-                len(words_of(name)) >= _NAME_WORDS):
-            out.append((f"{field}.name", " ".join(_NAME_PARTS.split(name))))
+        spoken = _spoken_name(name)
+        if spoken:
+            out.append((f"{field}.name", spoken))
         if type(schema) is not dict and not isinstance(schema, Mapping):
             continue
         for key in ("description", "title"):
@@ -355,8 +368,10 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         if not text:
             continue
         plain = text
-        if SUSPECT.search(text) is not None or "  " in text or "\n\n" in text or (
-                not text.isascii()):
+        # A printable ASCII line without runs of spaces hides nothing (the common case).
+        if not (text.isascii() and text.isprintable() and "  " not in text) and (
+                SUSPECT.search(text) is not None or "  " in text or "\n\n" in text
+                or not text.isascii()):
             for code, severity, start, end, evidence, reason in hidden_findings(text):
                 add(code, severity, field, evidence, reason, start, end)
             # Invisible characters can split words to dodge the reading, tag characters

@@ -126,9 +126,14 @@ class Gated:
         found = self.triggers & present
         if not found:
             return []
+        rules_of = self._rules_of
+        if len(found) == 1:
+            opened = rules_of[next(iter(found))]
+        else:
+            opened = sorted({i for t in found for i in rules_of[t]})
         also = self._also
-        return sorted(i for i in {i for t in found for i in self._rules_of[t]}
-                      if all(not g.isdisjoint(present) for g in also[i]))
+        return [i for i in opened if not also[i] or all(
+            not g.isdisjoint(present) for g in also[i])]
 
     def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
         """``(tag, match)`` for every pattern's matches in ``text``, by position."""

@@ -205,6 +205,7 @@ for _p in sorted(_PHRASES):
         _BY_HEAD[_head(_p)] = (*_BY_HEAD.get(_head(_p), ()), _p)
 _HEADS = frozenset(_BY_HEAD)
 _HEADLESS = tuple(sorted(p for p in _PHRASES if not _head(p)))
+assert not any(" " in p for p in _HEADLESS), "_gates looks for these as written"
 _WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
 _EXACT = frozenset(t[1:] for t in lex.EXACT_TRIGGERS)
 
@@ -258,14 +259,20 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
                 else:
                     _WORD_INERT.add(word)
         out.update(gates)
-    # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to".
-    spaced = _BLANK_RUN.sub(" ", lower) if _ODD_SPACE.search(lower) else lower
+    # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to"
+    # (collapsed only when a phrase with a space is not found as is).
+    spaced = None
     for head in out & _HEADS:
         for p in _BY_HEAD[head]:
-            if p in spaced:
+            if p in lower:
                 out.add(p)
-    for p in _HEADLESS:
-        if p in spaced:
+            elif " " in p:
+                if spaced is None:
+                    spaced = _BLANK_RUN.sub(" ", lower) if _ODD_SPACE.search(lower) else lower
+                if p in spaced:
+                    out.add(p)
+    for p in _HEADLESS:  # none holds a space
+        if p in lower:
             out.add(p)
     if "/" in lower or "\\" in lower:
         out.add("path")
@@ -405,8 +412,8 @@ def read_text(text: str, ctx: ToolContext,
         lower = sentence.lower()
         # A one-sentence text has its gates already; longer ones narrow them per sentence.
         gates = text_gates if single or len(text) < 200 else _gates(lower)
-        if not gates and not g_tools:
-            continue
+        if not g_tools and gates.isdisjoint(_OPENERS):
+            continue  # nothing in this sentence can open a block
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
         if lex.OVERRIDE.may_match(gates):
