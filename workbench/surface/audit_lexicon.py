@@ -12,13 +12,13 @@ import re
 from workbench.surface.audit_match import CaseBlind, Gated, alt, rx
 
 __all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "EXACT_TRIGGERS", "FAVOUR",
-           "FILE_WORDS", "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_IMPERATIVE",
-           "GATE_SECRET", "GATE_SECRET_IN", "GENERIC_PATH_WORDS", "GENERIC_TOOLS",
-           "HANDOVER", "IMPERATIVE", "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK",
-           "OVERRIDE", "PERSONAL", "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT",
-           "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SESSION",
-           "SESSION_TOPICS", "SHADOW_VERB", "STRONG", "TOOL_TOKEN", "TRANSFER", "UNASKED",
-           "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS"]
+           "FILE_WORDS", "FIXED_ADDRESS", "GATE_ADDRESS", "GATE_IMPERATIVE", "GATE_SECRET",
+           "GATE_SECRET_IN", "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "HANDOVER", "IMPERATIVE",
+           "IMPERATIVE_SET", "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK", "OVERRIDE", "PERSONAL",
+           "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT", "RECORD_OWNER", "SCOPE",
+           "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SECURITY_TOPICS",
+           "SESSION", "SESSION_TOPICS", "SHADOW_VERB", "STORED_IN", "STRONG", "TOOL_TOKEN",
+           "TRANSFER", "UNASKED", "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS"]
 
 
 # -- what a sentence asks for --------------------------------------------------------------
@@ -529,6 +529,26 @@ IMPERATIVE_SET = frozenset(GATE_IMPERATIVE)
 GENERIC_PATH_WORDS = frozenset({"git", "config", "etc", "json", "dat", "desktop", "private",
                                  "keys", "key", "bash", "zsh", "history", "home", "d", "v1"})
 
+
+# -- context the reading weighs ------------------------------------------------------------
+# A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
+SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulnerability",
+                              "attack", "attacks", "exploit", "malware",
+                              "scan", "scanner", "audit", "auditor", "detect", "detector",
+                              "guard", "lint", "linter", "injection", "injections", "poison",
+                              "poisoning", "security", "sanitize", "sanitise", "moderate",
+                              "moderation", "firewall", "redact", "redactor", "shield"})
+# Where the tool keeps its own secret: "stores it in the operating system ", "remove it from
+# the ".
+STORED_IN = CaseBlind(r"\b(?:stor|sav|keep|kept|cach|persist|put)\w*\s+(?:(?:it|them|the\s+\w+|"
+                        r"this\s+\w+)\s+)?(?:securely\s+)?in(?:to)?\s+(?:the\s+|your\s+|its\s+)?"
+                        r"(?:[\w-]+\s+){0,3}$|\b(?:remov|delet|clear|eras)\w*\s+(?:it|them|the\s+"
+                        r"\w+)\s+from\s+(?:the\s+|your\s+|its\s+)?(?:[\w-]+\s+){0,3}$")
+# A record whose person a possessive names: "the commit author's", "the message sender's".
+RECORD_OWNER = CaseBlind(r"\b(?:commit|message|e-?mail|event|issue|ticket|comment|post|"
+                           r"document|file|pull\s+request|pr|review|invoice|order|package|page|"
+                           r"note|task|article|video|song|track|book|repository|repo|release|"
+                           r"build|job|pipeline|calendar|meeting)\s+$")
 
 # -- the trigger index -------------------------------------------------------------------
 _ALL_TRIGGERS = frozenset().union(*(g.all_triggers for g in Gated.registry))

@@ -126,25 +126,7 @@ _DESCRIBES = CaseBlind(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists
                         r"updates|creates)\b")
 _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration", "env",
                             "dotenv", "settings", "read"})
-# Where the tool keeps its own secret: "stores it in the operating system ", "remove it from
-# the ".
-_STORED_IN = CaseBlind(r"\b(?:stor|sav|keep|kept|cach|persist|put)\w*\s+(?:(?:it|them|the\s+\w+|"
-                        r"this\s+\w+)\s+)?(?:securely\s+)?in(?:to)?\s+(?:the\s+|your\s+|its\s+)?"
-                        r"(?:[\w-]+\s+){0,3}$|\b(?:remov|delet|clear|eras)\w*\s+(?:it|them|the\s+"
-                        r"\w+)\s+from\s+(?:the\s+|your\s+|its\s+)?(?:[\w-]+\s+){0,3}$")
-# A record whose person a possessive names: "the commit author's", "the message sender's".
-_RECORD_OWNER = CaseBlind(r"\b(?:commit|message|e-?mail|event|issue|ticket|comment|post|"
-                           r"document|file|pull\s+request|pr|review|invoice|order|package|page|"
-                           r"note|task|article|video|song|track|book|repository|repo|release|"
-                           r"build|job|pipeline|calendar|meeting)\s+$")
 _LIST_MARKER = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:")
-# A tool about attacks quotes them: a scanner lists "phrases like 'ignore ...' or <IMPORTANT>".
-_SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulnerability",
-                              "attack", "attacks", "exploit", "malware",
-                              "scan", "scanner", "audit", "auditor", "detect", "detector",
-                              "guard", "lint", "linter", "injection", "injections", "poison",
-                              "poisoning", "security", "sanitize", "sanitise", "moderate",
-                              "moderation", "firewall", "redact", "redactor", "shield"})
 _EXAMPLES = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$")
 
 
@@ -176,7 +158,7 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
             return True
     if _EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")):
         return True
-    if ctx is None or not ctx.topic & _SECURITY_TOPICS:
+    if ctx is None or not ctx.topic & lex.SECURITY_TOPICS:
         return False
     marks = list(_LIST_MARKER.finditer(sentence, 0, start))
     if not marks:
@@ -399,19 +381,31 @@ def read_text(text: str, ctx: ToolContext,
             seen.add(code)
             out.append((code, severity, start, end, reason))
 
-    # Gates on the whole text first: a block whose words the text lacks skips every sentence.
-    lower = text.lower()
-    words = set(_WORD.findall(lower))
+    # Gates first: a block whose words a sentence lacks skips it. A short text's gates serve
+    # all its sentences; a long one's are each sentence's own, and the text's are their union
+    # (so a long text is tokenised once, by sentence).
+    single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
+    if single or len(text) < 200:
+        lower = text.lower()
+        words = set(_WORD.findall(lower))
+        text_gates = _gates(lower, words)
+        parts: list[tuple[int, str, set[str]]] | None = None
+    else:
+        words = set()
+        parts = []
+        for offset, sentence in sentences(text):
+            lowered = sentence.lower()
+            said = set(_WORD.findall(lowered))
+            words |= said
+            parts.append((offset, sentence, _gates(lowered, said)))
+        text_gates = set().union(*(g for _, _, g in parts))
     g_tools = _names_foreign(text, words, ctx.foreign)
-    text_gates = _gates(lower, words)
     if not g_tools and text_gates.isdisjoint(_OPENERS):
         return out  # nothing in the text can open any reading block
-    single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
-    parts = [(0, text)] if single else sentences(text)  # one sentence: no splitting
-    for index, (offset, sentence) in enumerate(parts):
-        lower = sentence.lower()
-        # A one-sentence text has its gates already; longer ones narrow them per sentence.
-        gates = text_gates if single or len(text) < 200 else _gates(lower)
+    if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
+        parts = [(0, text, text_gates)] if single else [
+            (offset, sentence, text_gates) for offset, sentence in sentences(text)]
+    for index, (offset, sentence, gates) in enumerate(parts):
         if not g_tools and gates.isdisjoint(_OPENERS):
             continue  # nothing in this sentence can open a block
         directive = False
@@ -473,10 +467,10 @@ def read_text(text: str, ctx: ToolContext,
                 if _negated(sentence, m.start()) or _own(
                         words_of(m.group()), ctx, sentence, file=True) and not _exposes(sentence):
                     continue  # its own subject, unless the values themselves are asked for
-                if ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
+                if ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 # Where the tool keeps its own token ("stores it in the OS keychain").
-                if "keychain" in m.group().lower() and _STORED_IN.search(
+                if "keychain" in m.group().lower() and lex.STORED_IN.search(
                         sentence[max(0, m.start() - 80):m.start()]):
                     continue
                 # A file tool saying what it reads ("Reads a YAML, TOML or .env config file")
@@ -490,7 +484,7 @@ def read_text(text: str, ctx: ToolContext,
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
         m = lex.READ_PATH.search(sentence) if "path" in gates else None
         if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS and not (
-                ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
+                ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             add("secret.file", "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
@@ -522,7 +516,7 @@ def read_text(text: str, ctx: ToolContext,
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 # "the commit author's name" is a field of the commit, not the user's data.
-                if family == "personal" and _RECORD_OWNER.search(
+                if family == "personal" and lex.RECORD_OWNER.search(
                         sentence[max(0, m.start() - 30):m.start()]):
                     continue
                 flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
@@ -562,7 +556,7 @@ def read_text(text: str, ctx: ToolContext,
                 break
         m = lex.NAMED_TOOL_HOOK.search(sentence) if "hook" in gates else None
         if m and m.group(1) != ctx.name and not (
-                ctx.topic & _SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
+                ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             if m.group(1) not in ctx.siblings:
                 add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
                     f"hooks onto {m.group(1)!r}, a tool this server does not offer")
