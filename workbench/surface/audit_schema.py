@@ -471,7 +471,7 @@ def _sends(table: _Table, strict: bool = False) -> str:
     may merely reach a host (``url``, ``server``).
     """
     for _, param, schema in table:
-        hit = words_of(param) & _SENDS if strict else _stems(words_of(param)) & _NETWORK
+        hit = _name_words(param) & _SENDS if strict else _name_stems(param) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
         if isinstance(schema, Mapping) and schema.get("default") is True and words_of(
