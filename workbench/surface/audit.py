@@ -51,7 +51,7 @@ code                      severity  what
 
 Every string of the schema is read (titles, long parameter names, enum values, defaults,
 examples, nested properties, ``annotations.title``), as the model would read it (invisible
-characters dropped, tag text decoded, look-alike letters folded).
+characters dropped, tag text decoded, look-alike letters and Latin accents folded).
 
 No network, no model: the same tools give the same findings, in the same order. Measured on
 a labelled corpus (``tests/data/audit_corpus``, ``make bench``); its README gives each
