@@ -18,7 +18,8 @@ __all__ = ["ADDRESS", "ADDRESS_SET", "BEYOND", "DROP_VERBS", "EXACT_TRIGGERS", "
            "PHRASE_TRIGGERS", "PRIORITY", "READ_PATH", "RECIPIENT", "RECORD_OWNER", "SCOPE",
            "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SECURITY_TOPICS",
            "SESSION", "SESSION_TOPICS", "SHADOW_VERB", "STORED_IN", "STRONG", "TOOL_TOKEN",
-           "TRANSFER", "UNASKED", "USER_DATA", "USER_DATA_TOPICS", "WORD_TRIGGERS"]
+           "TRANSFER", "UNASKED", "USER_DATA", "USER_DATA_TOPICS", "WORD",
+           "WORD_TRIGGERS"]
 
 
 # -- what a sentence asks for --------------------------------------------------------------
@@ -497,6 +498,8 @@ GENERIC_TOOLS = rx(
     r"\bother\s+tools?\s+(?:must|should|are|is|on\s+this)\b",
 )
 TOOL_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
+#: A word of a lowercased text: a run of letters and digits (gates and names are found by it).
+WORD = re.compile(r"[a-z0-9]+")
 
 # Cheap gates for the blocks that are not Gated patterns (those carry their own triggers):
 # whole words that open the address and imperative blocks, word prefixes the secret block.

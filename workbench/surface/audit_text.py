@@ -28,6 +28,7 @@ from functools import cached_property
 
 from workbench.surface import audit_lexicon as lex
 from workbench.surface.audit_match import CaseBlind, rx
+from workbench.surface.audit_names import names_foreign
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
@@ -74,7 +75,7 @@ _CONTENTS = CaseBlind(r"\b(?:contents?\s+of|base64|text\s+of|bytes\s+of|output\s
 # Paths, dotfiles and asides in a title are content, not purpose.
 _PATHS = re.compile(r"\S*[/~\\]\S*|(?<![\w.])\.\w[\w.-]*|\([^)]*\)")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = lex.WORD
 
 
 def words_of(*texts: str) -> frozenset[str]:
@@ -277,43 +278,6 @@ _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
                                         lex.SECRET_FILE.triggers)
 
 
-# Foreign name sets -> their heads, by identity: one audit passes the same set for every
-# tool of a server, and comparing equal sets of thousands of names would cost more than the
-# tokenising it saves. The set is kept with its heads, so its id is not reused.
-_NAME_HEADS: dict[int, tuple[frozenset[str], frozenset[str] | None]] = {}
-
-
-def _heads_of(names: frozenset[str]) -> frozenset[str] | None:
-    """The longest word of each name; ``None`` when some name has no word to look for."""
-    hit = _NAME_HEADS.get(id(names))
-    if hit is not None and hit[0] is names:
-        return hit[1]
-    heads: frozenset[str] | None = frozenset(
-        max(_WORD.findall(name.lower()), key=len, default="") for name in names)
-    if heads is not None and "" in heads:
-        heads = None
-    if len(_NAME_HEADS) >= 16:
-        _NAME_HEADS.clear()
-    _NAME_HEADS[id(names)] = (names, heads)
-    return heads
-
-
-def _names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
-    """Whether ``text`` holds, as a whole token, the name of a tool some other server offers.
-
-    A name found as a token has all its words among the text's words (``words``), so an
-    ASCII text that holds no name's longest word holds no name: most texts skip the
-    tokenising. (Lowercasing a non-ASCII text can make words its tokens lack.)
-    """
-    if not foreign:
-        return False
-    if text.isascii():
-        heads = _heads_of(foreign)
-        if heads is not None and heads.isdisjoint(words):
-            return False
-    return not foreign.isdisjoint(lex.TOOL_TOKEN.findall(text))
-
-
 def _exposes(sentence: str) -> bool:
     """Whether the sentence asks for a secret's value itself.
 
@@ -399,7 +363,7 @@ def read_text(text: str, ctx: ToolContext,
             words |= said
             parts.append((offset, sentence, _gates(lowered, said)))
         text_gates = set().union(*(g for _, _, g in parts))
-    g_tools = _names_foreign(text, words, ctx.foreign)
+    g_tools = names_foreign(text, words, ctx.foreign)
     if not g_tools and text_gates.isdisjoint(_OPENERS):
         return out  # nothing in the text can open any reading block
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing

@@ -1,0 +1,60 @@
+"""The foreign-name index never rules out a text that names a foreign tool.
+
+``names_foreign`` must answer exactly what tokenising the text would: the index only skips
+the tokenising when no name can be there.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from surface_data import REPO
+
+from workbench.surface import audit_lexicon as lex
+from workbench.surface.audit import tool_texts
+from workbench.surface.audit_corpus import load_corpus
+from workbench.surface.audit_names import names_foreign
+
+
+def by_tokens(text: str, names: frozenset[str]) -> bool:
+    return not names.isdisjoint(lex.TOOL_TOKEN.findall(text))
+
+
+def check(text: str, names: frozenset[str]) -> bool:
+    words = set(lex.WORD.findall(text.lower()))
+    return names_foreign(text, words, names)
+
+
+NAMES = frozenset({"fetch", "getMe", "read_file", "get-env", "v2", "list_issues",
+                   "searchCode", "Ünïcode_tool", "x"})
+
+
+@pytest.mark.parametrize("text", [
+    "Use fetch first.", "Call getMe to learn who you are.", "Prefer read_file.",
+    "then get-env runs", "api v2 only", "a fetcher, not a fetch.py", "read file",
+    "call getme", "GETME", "x", "xx", "list_issues_v2", "Ünïcode_tool here", "İ fetch",
+    "searchCode.", "(searchCode)", "fetch_all", "-fetch-", "",
+])
+def test_the_index_answers_what_tokenising_does(text):
+    assert check(text, NAMES) == by_tokens(text, NAMES)
+
+
+def test_names_with_dots_or_without_words_are_still_found():
+    names = frozenset({"tool.v1", "___"})
+    for text in ("call tool.v1 now", "call ___ now", "tool v1", "nothing here"):
+        assert check(text, names) == by_tokens(text, names), text
+
+
+def test_on_every_text_of_the_corpus_against_every_real_name():
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    names = frozenset(t["name"] for tools in corpus["real"].values() for t in tools)
+    rng = random.Random(7)
+    sample = rng.sample(corpus["poisoned"] + corpus["lookalikes"], 300)
+    found = 0
+    for item in sample:
+        for _, text in tool_texts(item["tool"], deep=True):
+            expected = by_tokens(text, names)
+            found += expected
+            assert check(text, names) == expected, text[:120]
+    assert found >= 20  # the sample does name real tools
