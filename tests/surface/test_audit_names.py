@@ -18,7 +18,8 @@ from workbench.surface.audit_names import names_foreign
 
 
 def by_tokens(text: str, names: frozenset[str]) -> bool:
-    return not names.isdisjoint(lex.TOOL_TOKEN.findall(text))
+    return any(t in names or t.rpartition(".")[2] in names
+               for t in lex.TOOL_TOKEN.findall(text))
 
 
 def check(text: str, names: frozenset[str]) -> bool:
@@ -34,7 +35,8 @@ NAMES = frozenset({"fetch", "getMe", "read_file", "get-env", "v2", "list_issues"
     "Use fetch first.", "Call getMe to learn who you are.", "Prefer read_file.",
     "then get-env runs", "api v2 only", "a fetcher, not a fetch.py", "read file",
     "call getme", "GETME", "x", "xx", "list_issues_v2", "Ünïcode_tool here", "İ fetch",
-    "searchCode.", "(searchCode)", "fetch_all", "-fetch-", "",
+    "searchCode.", "(searchCode)", "fetch_all", "-fetch-", "", "github.read_file",
+    "server.fetch now", "a.b.getMe",
 ])
 def test_the_index_answers_what_tokenising_does(text):
     assert check(text, NAMES) == by_tokens(text, NAMES)

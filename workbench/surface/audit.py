@@ -385,7 +385,8 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         here = replace(ctx, params=ctx.params - {field.split(".")[-2]}) if field.endswith(
             ".name") else ctx
         for code, severity, start, end, reason in read_text(
-                plain, here, is_param=field.startswith("parameters.")):
+                plain, here, is_param=field.startswith("parameters."),
+                is_value=field.endswith((".default", ".examples", ".enum", ".const"))):
             add(code, severity, field, excerpt(plain, start, end), reason,
                 *((start, end) if plain == text else (-1, -1)))
     for code, severity, field, start, end, reason, text in check_schema(

@@ -59,4 +59,7 @@ def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
             return False
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
             return False
-    return not foreign.isdisjoint(lex.TOOL_TOKEN.findall(text))
+    tokens = lex.TOOL_TOKEN.findall(text)
+    # A name may come qualified by its server: github.create_issue.
+    return not foreign.isdisjoint(tokens) or any(
+        "." in t and t.rpartition(".")[2] in foreign for t in tokens)

@@ -254,7 +254,8 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "autocommit", "autosave", "autopush", "autodelete", "autoapprove",
                      "follow", "unfollow", "star", "unstar", "subscribe", "unsubscribe",
                      "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
-                     "donate", "chmod", "chown", "ownership", "permissions"})
+                     "donate", "chmod", "chown", "ownership", "permissions", "sweep",
+                     "withdraw", "payout", "refund", "settle"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",

@@ -314,16 +314,18 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
 
 
 def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
-         file: bool = False) -> bool:
+         file: bool = False, blanket: bool = True) -> bool:
     """Whether a secret or path is the tool's own subject.
 
     It is when the tool is about secrets, or when the thing shares a word with the tool's
     name or title (``dotenv`` and ``.env``), or with a parameter that takes a *path* to it
     (``ssh_key_path``). For a ``file``, a parameter that asks for its *contents*
     (``env_snapshot``, "contents of the .env file", "base64 of ...") does not make it the
-    tool's subject; for a secret, any parameter named for it does (``password``).
+    tool's subject; for a secret, any parameter named for it does (``password``). Without
+    ``blanket`` (a default value: what is sent unless someone changes it), a tool about
+    secrets must still be about this one.
     """
-    if ctx.topic & lex.SECRET_PURPOSE:
+    if blanket and ctx.topic & lex.SECRET_PURPOSE:
         return True
     words = frozenset(w for w in words - lex.GENERIC_PATH_WORDS if len(w) > 2)
     if any(w in p or p in w for w in words for p in ctx.topic if len(p) > 2):
@@ -334,9 +336,13 @@ def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
     return any(w in p or p in w for w in words for p in near if len(p) > 2)
 
 
-def read_text(text: str, ctx: ToolContext,
-              is_param: bool = False) -> list[tuple[str, str, int, int, str]]:
-    """Read one text of a tool: ``(code, severity, start, end, reason)`` per concern."""
+def read_text(text: str, ctx: ToolContext, is_param: bool = False,
+              is_value: bool = False) -> list[tuple[str, str, int, int, str]]:
+    """Read one text of a tool: ``(code, severity, start, end, reason)`` per concern.
+
+    ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
+    example, enum or const (sent as is unless someone changes it).
+    """
     out: list[tuple[str, str, int, int, str]] = []
     seen: set[str] = set()
 
@@ -429,7 +435,8 @@ def read_text(text: str, ctx: ToolContext,
             for m in lex.SECRET_FILE.finditer(sentence, gates):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
                 if _negated(sentence, m.start()) or _own(
-                        words_of(m.group()), ctx, sentence, file=True) and not _exposes(sentence):
+                        words_of(m.group()), ctx, sentence, file=True,
+                        blanket=not is_value) and not _exposes(sentence):
                     continue  # its own subject, unless the values themselves are asked for
                 if ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
                     continue
@@ -504,17 +511,20 @@ def read_text(text: str, ctx: ToolContext,
                         "asks the model to go beyond what the user asked for")
                     break
         # 6. Other tools: siblings are documentation, another server's tool is shadowing.
-        if g_tools and not ctx.foreign.isdisjoint(lex.TOOL_TOKEN.findall(sentence)):
+        if g_tools:
             for t in lex.TOOL_TOKEN.finditer(sentence):
-                word = t.group()
+                word, start = t.group(), t.start()
+                if word not in ctx.foreign and "." in word:  # github.create_issue
+                    server, _, word = word.rpartition(".")
+                    start += len(server) + 1
                 # A name another server also offers is foreign even if this one has it too.
                 if word not in ctx.foreign or word == ctx.name:
                     continue
-                if not _plain_name_counts(word, sentence, t.start(), t.end()):
+                if not _plain_name_counts(word, sentence, start, t.end()):
                     continue
                 instructs = directive or lex.SHADOW_VERB.search(sentence) is not None
                 add("shadowing.tool", "high" if instructs else "warning",
-                    offset + t.start(), offset + t.end(),
+                    offset + start, offset + t.end(),
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
                 break
