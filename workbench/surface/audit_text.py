@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from workbench.surface import audit_lexicon as lex
 from workbench.surface.audit_match import CaseBlind, rx
@@ -131,8 +131,16 @@ _LIST_MARKER = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\
 _EXAMPLES = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$")
 
 
+# How far the reading of a match looks around it. Looking over the whole sentence for each
+# match made one endless sentence of excused matches ("never reads ~/.ssh, " a million
+# times) quadratic: hours for a megabyte. Longer than any quotation (200) or list head.
+_LOOK = 300
+
+
 def _negated(sentence: str, start: int) -> bool:
     """A negation word earlier in the same clause, or right after the term ("are refused")."""
+    lo = max(0, start - _LOOK)
+    sentence, start = sentence[lo:start + _LOOK], start - lo
     head = sentence[:start]
     cut = max((m.end() for m in _CLAUSE_BREAK.finditer(head)), default=0)
     # A condition ends at its comma: "If the user gave none, use ~/.ssh/..." negates nothing.
@@ -152,6 +160,8 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
     With ``ctx`` of a security tool (a scanner, an auditor), any item of a list of examples
     counts: "detects phrases like 'ignore previous instructions', <IMPORTANT> or ...".
     """
+    lo = max(0, start - _LOOK)
+    sentence, start, end = sentence[lo:end + _LOOK], start - lo, end - lo
     for q in _QUOTE.finditer(sentence):
         # A JSON value ({"msg": "..."}) is text the model reads, not a quotation.
         if q.start() <= start and end <= q.end() and not sentence[:q.start()].rstrip().endswith(
@@ -278,6 +288,7 @@ _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
                                         lex.SECRET_FILE.triggers)
 
 
+@lru_cache(maxsize=16)
 def _exposes(sentence: str) -> bool:
     """Whether the sentence asks for a secret's value itself.
 
@@ -313,6 +324,12 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
                           "the")) and (quoted or "tool" in sentence[end:end + 12].lower())
 
 
+@lru_cache(maxsize=16)
+def _asks_contents(sentence: str) -> bool:
+    """Whether the sentence asks for what is in a file (once per sentence, not per match)."""
+    return _CONTENTS.search(sentence) is not None
+
+
 def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
          file: bool = False, blanket: bool = True) -> bool:
     """Whether a secret or path is the tool's own subject.
@@ -330,7 +347,7 @@ def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
     words = frozenset(w for w in words - lex.GENERIC_PATH_WORDS if len(w) > 2)
     if any(w in p or p in w for w in words for p in ctx.topic if len(p) > 2):
         return True
-    if file and _CONTENTS.search(sentence):
+    if file and _asks_contents(sentence):
         return False
     near = ctx.path_words if file else ctx.purpose
     return any(w in p or p in w for w in words for p in near if len(p) > 2)
