@@ -300,3 +300,22 @@ class TestHostileSizes:
                               "inputSchema": {"type": "object"}}]})
         # Read to the end: the attack after them is still found.
         assert any(f.code == "secret.file" and "aws" in f.evidence for f in found)
+
+
+def test_audits_in_threads_agree_with_one_audit():
+    # The reading keeps module-level memos (words' gates, foreign-name indexes): threads
+    # auditing different servers at once must each get what a lone audit gets.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workbench.surface import audit_text
+    from workbench.surface.audit_corpus import load_corpus
+
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    worlds = [dict(corpus["real"], poison=[p["tool"] for p in corpus["poisoned"][i::4]])
+              for i in range(4)]
+    alone = [audit(w) for w in worlds]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(2):
+            audit_text._WORD_GATES.clear()  # the threads fill the memos afresh, together
+            audit_text._WORD_INERT.clear()
+            assert list(pool.map(audit, worlds)) == alone
