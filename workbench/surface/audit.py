@@ -369,9 +369,9 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             continue
         plain = text
         # A printable ASCII line without runs of spaces hides nothing (the common case).
-        if not (text.isascii() and text.isprintable() and "  " not in text) and (
-                SUSPECT.search(text) is not None or "  " in text or "\n\n" in text
-                or not text.isascii()):
+        quiet = text.isascii() and text.isprintable() and "  " not in text
+        if not quiet and (not text.isascii() or "  " in text or "\n\n" in text
+                          or SUSPECT.search(text) is not None):
             for code, severity, start, end, evidence, reason in hidden_findings(text):
                 add(code, severity, field, evidence, reason, start, end)
             # Invisible characters can split words to dodge the reading, tag characters

@@ -25,7 +25,6 @@ HOMOGLYPHS = str.maketrans({
 })
 
 
-
 def _latin_fold() -> dict[int, str | None]:
     """Latin letters with marks -> their ASCII letters; combining marks -> dropped."""
     table: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))

@@ -8,9 +8,11 @@ names rules most texts out from the words the reading has already found.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from workbench.surface import audit_lexicon as lex
 
-__all__ = ["names_foreign"]
+__all__ = ["foreign_names_in", "names_foreign"]
 
 
 # Foreign name sets -> their index, by identity: one audit passes the same set for every
@@ -59,7 +61,18 @@ def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
             return False
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
             return False
-    tokens = lex.TOOL_TOKEN.findall(text)
-    # A name may come qualified by its server: github.create_issue.
-    return not foreign.isdisjoint(tokens) or any(
-        "." in t and t.rpartition(".")[2] in foreign for t in tokens)
+    return next(foreign_names_in(text, foreign), None) is not None
+
+
+def foreign_names_in(text: str, foreign: frozenset[str]) -> Iterator[tuple[str, int, int]]:
+    """``(name, start, end)`` for each token of ``text`` that is a name in ``foreign``.
+
+    A name may come qualified by its server (``github.create_issue``): the span is the name's.
+    """
+    for t in lex.TOOL_TOKEN.finditer(text):
+        name, start = t.group(), t.start()
+        if name not in foreign and "." in name:
+            server, _, name = name.rpartition(".")
+            start += len(server) + 1
+        if name in foreign:
+            yield name, start, t.end()

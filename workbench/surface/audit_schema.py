@@ -475,7 +475,7 @@ def _sends(table: _Table, strict: bool = False) -> str:
         hit = _name_words(param) & _SENDS if strict else _name_stems(param) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
-        if isinstance(schema, Mapping) and schema.get("default") is True and words_of(
+        if isinstance(schema, Mapping) and schema.get("default") is True and _name_words(
                 param) & _SENDING_FLAGS:
             return f"flag {param!r} is on by default"
         if isinstance(schema, Mapping):

@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 
 from workbench.surface import audit_lexicon as lex
 from workbench.surface.audit_match import CaseBlind, rx
-from workbench.surface.audit_names import names_foreign
+from workbench.surface.audit_names import foreign_names_in, names_foreign
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
@@ -529,19 +529,15 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                     break
         # 6. Other tools: siblings are documentation, another server's tool is shadowing.
         if g_tools:
-            for t in lex.TOOL_TOKEN.finditer(sentence):
-                word, start = t.group(), t.start()
-                if word not in ctx.foreign and "." in word:  # github.create_issue
-                    server, _, word = word.rpartition(".")
-                    start += len(server) + 1
+            for word, start, end in foreign_names_in(sentence, ctx.foreign):
                 # A name another server also offers is foreign even if this one has it too.
-                if word not in ctx.foreign or word == ctx.name:
+                if word == ctx.name:
                     continue
-                if not _plain_name_counts(word, sentence, start, t.end()):
+                if not _plain_name_counts(word, sentence, start, end):
                     continue
                 instructs = directive or lex.SHADOW_VERB.search(sentence) is not None
                 add("shadowing.tool", "high" if instructs else "warning",
-                    offset + start, offset + t.end(),
+                    offset + start, offset + end,
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
                 break
