@@ -319,3 +319,23 @@ def test_audits_in_threads_agree_with_one_audit():
             audit_text._WORD_GATES.clear()  # the threads fill the memos afresh, together
             audit_text._WORD_INERT.clear()
             assert list(pool.map(audit, worlds)) == alone
+
+
+def _read_only(value):
+    """The same JSON behind read-only mapping views (a Mapping that is not a dict)."""
+    from types import MappingProxyType
+    if isinstance(value, dict):
+        return MappingProxyType({k: _read_only(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_read_only(v) for v in value]
+    return value
+
+
+def test_any_mapping_is_read_like_a_dict():
+    # The audit skips the Mapping ABC for plain JSON values; other mappings still count.
+    from workbench.surface.audit_corpus import load_corpus
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    tools = [item["tool"] for item in corpus["poisoned"][::7]]
+    plain = audit({"s": tools})
+    assert plain and any(f.code.startswith("params.") for f in plain)
+    assert audit({"s": [_read_only(t) for t in tools]}) == plain

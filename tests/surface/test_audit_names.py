@@ -60,3 +60,17 @@ def test_on_every_text_of_the_corpus_against_every_real_name():
             found += expected
             assert check(text, names) == expected, text[:120]
     assert found >= 20  # the sample does name real tools
+
+
+RENAMED = frozenset(f"{n}_{i}" for n in ("create_issue", "list_issues", "get_me", "fetch")
+                    for i in range(40)) | {"create_issue", "issue"}
+
+
+@pytest.mark.parametrize("text", [
+    "create an issue", "create_issue_12 now", "create issue 12", "12 issues created",
+    "call list_issues_39.", "get me 3", "github.get_me_7", "fetch_0", "fetch 0", "issue",
+    "the create_issue tool", "create_issue_12_draft", "an issue_12",
+])
+def test_names_that_share_words_are_told_apart_by_all_their_words(text):
+    # Keyed by its rarest word ("12"), a name is found only with all its words present.
+    assert check(text, RENAMED) == by_tokens(text, RENAMED)

@@ -82,7 +82,7 @@ from workbench.surface.audit_hidden import (
     hidden_findings,
     model_view,
 )
-from workbench.surface.audit_schema import check_schema, phantom_params
+from workbench.surface.audit_schema import check_schema, is_map, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
 from workbench.tools.registry import TOOL_NAME_RE
@@ -188,17 +188,17 @@ def tool_texts(tool: Mapping[str, Any], deep: bool = False) -> list[tuple[str, s
     if isinstance(tool.get("title"), str) and tool["title"]:
         texts.append(("title", tool["title"]))
     hints = tool.get("annotations")
-    if deep and isinstance(hints, Mapping) and isinstance(hints.get("title"), str) and hints[
+    if deep and is_map(hints) and isinstance(hints.get("title"), str) and hints[
             "title"]:
         texts.append(("annotations.title", hints["title"]))
     texts.append(("description", tool.get("description") or ""))
     props = (_schema_of(tool) or {}).get("properties") or {}
-    if isinstance(props, Mapping):
+    if is_map(props):
         if deep:
             _schema_texts(props, "parameters", texts, 0)
         else:
             for param, schema in props.items():
-                if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
+                if is_map(schema) and isinstance(schema.get("description"), str):
                     texts.append((f"parameters.{param}.description", schema["description"]))
     return texts
 
@@ -231,7 +231,7 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
         spoken = _spoken_name(name)
         if spoken:
             out.append((f"{field}.name", spoken))
-        if type(schema) is not dict and not isinstance(schema, Mapping):
+        if not is_map(schema):
             continue
         for key in ("description", "title"):
             if isinstance(schema.get(key), str) and schema[key]:
@@ -240,7 +240,7 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
             values = schema.get(key)
             if values is None:
                 continue
-            if isinstance(values, Mapping):  # an object default: {"Authorization": "..."}
+            if is_map(values):  # an object default: {"Authorization": "..."}
                 values = [f"{k}: {v}" for k, v in values.items()]
             strings = [v for v in (values if isinstance(values, list) else [values])
                        if isinstance(v, str) and v]
@@ -248,15 +248,15 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
                 out.append((f"{field}.{key}", "; ".join(strings)))
         if depth < _MAX_DEPTH:
             for child in (schema.get("items"), schema):
-                nested = child.get("properties") if isinstance(child, Mapping) else None
-                if isinstance(nested, Mapping):
+                nested = child.get("properties") if is_map(child) else None
+                if is_map(nested):
                     _schema_texts(nested, field, out, depth + 1)
                     break
 
 
 def _schema_of(tool: Mapping[str, Any]) -> Mapping[str, Any] | None:
     schema = tool.get("inputSchema", tool.get("parameters", tool.get("input_schema")))
-    return schema if isinstance(schema, Mapping) else None
+    return schema if is_map(schema) else None
 
 
 def _name_of(tool: Mapping[str, Any]) -> str:
@@ -266,7 +266,7 @@ def _name_of(tool: Mapping[str, Any]) -> str:
 
 
 def _as_wire(tool: Any) -> Mapping[str, Any]:
-    if isinstance(tool, Mapping):
+    if is_map(tool):
         return tool
     to_wire = getattr(tool, "to_wire", None)
     if to_wire is None:
@@ -290,7 +290,7 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     Returns:
         Findings sorted by severity (high first), server, tool, code, field.
     """
-    if not isinstance(toolsets, Mapping):
+    if not is_map(toolsets):
         toolsets = {server: toolsets}
     tools = [(srv, _as_wire(t)) for srv, items in toolsets.items() for t in items]
     servers_of: dict[str, list[str]] = {}
@@ -358,7 +358,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
 
     schema = _schema_of(tool) or {}
     props = schema.get("properties") or {}
-    if not isinstance(props, Mapping):
+    if not is_map(props):
         props = {}
     title = tool.get("title") if isinstance(tool.get("title"), str) else ""
     ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),

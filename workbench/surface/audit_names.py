@@ -8,7 +8,9 @@ names rules most texts out from the words the reading has already found.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from itertools import chain
 
 from workbench.surface import audit_lexicon as lex
 
@@ -18,48 +20,58 @@ __all__ = ["foreign_names_in", "names_foreign"]
 # Foreign name sets -> their index, by identity: one audit passes the same set for every
 # tool of a server, and comparing equal sets of thousands of names would cost more than the
 # tokenising it saves. The set is kept with its index, so its id is not reused.
-_Index = tuple[frozenset[str] | None, frozenset[str] | None]
+# An index: each name's rarest word -> the word sets of the names it keys (``None``: the
+# words cannot rule a name out), and the names of one word, lowercased.
+_Index = tuple[dict[str, list[frozenset[str]]] | None, frozenset[str] | None]
 _NAME_INDEX: dict[int, tuple[frozenset[str], _Index]] = {}
 
 
 def _name_index(names: frozenset[str]) -> _Index:
-    """The longest word of each name, and the names of one word, lowercased.
+    """Each name's words keyed by its rarest word, and the names of one word, lowercased.
 
     Either is ``None`` when it cannot rule a name out: a name without a letter or digit, or
-    one with a dot (a token may hold dots, and most texts do).
+    one with a dot (a token may hold dots, and most texts do). Keying by the rarest word
+    (``12`` in ``create_issue_12``, not ``create``) keeps the names a text's words must be
+    checked against few.
     """
     hit = _NAME_INDEX.get(id(names))
     if hit is not None and hit[0] is names:
         return hit[1]
-    heads: frozenset[str] | None = frozenset(
-        max(lex.WORD.findall(name.lower()), key=len, default="") for name in names)
-    if "" in heads:
-        heads = None
+    split = {frozenset(lex.WORD.findall(name.lower())) for name in names}
+    by_key: dict[str, list[frozenset[str]]] | None = None
+    if frozenset() not in split:
+        rarity = Counter(chain.from_iterable(split)).__getitem__
+        by_key = {}
+        for ws in split:
+            key = min(ws, key=rarity)
+            by_key.setdefault(key, []).append(ws)
     plain: frozenset[str] | None = frozenset(
         n.lower() for n in names if "_" not in n and "-" not in n)
-    if heads is None or any("." in n for n in names):
+    if by_key is None or any("." in n for n in names):
         plain = None
     if len(_NAME_INDEX) >= 16:
         _NAME_INDEX.clear()
-    _NAME_INDEX[id(names)] = (names, (heads, plain))
-    return heads, plain
+    _NAME_INDEX[id(names)] = (names, (by_key, plain))
+    return by_key, plain
 
 
 def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
     """Whether ``text`` holds, as a whole token, the name of a tool some other server offers.
 
-    A name found as a token has all its words among the text's words (``words``), so an
-    ASCII text that holds no name's longest word holds no name; and a text without ``_`` or
-    ``-`` holds only names of one word, which are then words of it. Most texts skip the
-    tokenising. (Lowercasing a non-ASCII text can make words its tokens lack.)
+    A name found as a token has all its words among the text's words (``words``): a token's
+    edges are never inside a word. So an ASCII text that lacks a word of every name holds no
+    name; and a text without ``_`` or ``-`` holds only names of one word, which are then
+    words of it. Most texts skip the tokenising. (Lowercasing a non-ASCII text can make
+    words its tokens lack.)
     """
     if not foreign:
         return False
     if text.isascii():
-        heads, plain = _name_index(foreign)
-        if heads is not None and heads.isdisjoint(words):
-            return False
+        by_key, plain = _name_index(foreign)
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
+            return False
+        if by_key is not None and not any(
+                ws <= words for key in words & by_key.keys() for ws in by_key[key]):
             return False
     return next(foreign_names_in(text, foreign), None) is not None
 

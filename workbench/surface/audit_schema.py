@@ -20,7 +20,17 @@ from typing import Any
 from workbench.surface.audit_match import CaseBlind
 from workbench.surface.audit_text import mentions_user_data, sentences, words_of
 
-__all__ = ["check_hints", "check_schema", "phantom_params"]
+__all__ = ["check_hints", "check_schema", "is_map", "phantom_params"]
+
+# The JSON types a wire schema holds besides objects: ``is_map(x)`` runs the
+# ABC's Python-level check on each of them, a cost the audit paid hundreds of times a tool.
+_NOT_MAPS = frozenset({str, int, float, bool, list, type(None)})
+
+
+def is_map(value: object) -> bool:
+    """``is_map(value)``, without the ABC's cost for plain JSON values."""
+    kind = type(value)
+    return kind is dict or (kind not in _NOT_MAPS and isinstance(value, Mapping))
 
 # "the `limit` parameter", "parameter called depth", "pass `q` as ..."
 _QUOTED = r"[`'\"]([A-Za-z_][A-Za-z0-9_]*)[`'\"]"
@@ -130,7 +140,7 @@ def _records(tool: Mapping[str, Any]) -> bool:
     Its name starts with a writing verb and its hints do not say read-only.
     """
     hints = tool.get("annotations")
-    if isinstance(hints, Mapping) and hints.get("readOnlyHint") is True:
+    if is_map(hints) and hints.get("readOnlyHint") is True:
         return False
     first = _VERB_SPLIT.split(str(tool.get("name", "")))[0].lower()
     return first in _RECORDS
@@ -191,10 +201,10 @@ def _walk(props: Mapping[str, Any], where: str = "", depth: int = 0):
     for param, schema in props.items():
         path = f"{where}{param}"
         yield path, str(param), schema
-        if depth < 4 and isinstance(schema, Mapping):
+        if depth < 4 and is_map(schema):
             for child in (schema, schema.get("items")):
-                nested = child.get("properties") if isinstance(child, Mapping) else None
-                if isinstance(nested, Mapping):
+                nested = child.get("properties") if is_map(child) else None
+                if is_map(nested):
                     yield from _walk(nested, f"{path}.", depth + 1)
                     break
 
@@ -302,13 +312,13 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     said: set[str] | None = None  # computed only when a parameter looks like a sink
     table = tuple(_walk(props))
     for path, param, schema in table:
-        if not isinstance(schema, Mapping):
+        if not is_map(schema):
             continue
         text = schema.get("description") if isinstance(schema.get("description"), str) else ""
         # An object's own fields say what it asks for: {hostname, username, os, local_ip}.
         fields = schema.get("properties")
         asks = text + (" " + " ".join(_VERB_SPLIT.sub(" ", str(f)) for f in fields)
-                       if isinstance(fields, Mapping) else "")
+                       if is_map(fields) else "")
         recon = _RECON.findall(asks) if asks and len(_text_words(asks) & _RECON_WORDS) > 1 else []
         if len({r.lower() for r in recon}) >= 2:
             if said is None:
@@ -342,8 +352,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         if not sensitive and own & said and not words & _SINKS:
             continue
         # A free-form map named env or context holds variables, whatever it says it is.
-        is_map = schema.get("type") == "object" and not schema.get("properties")
-        if text and not mentions_user_data(text) and not is_map:
+        free_map = schema.get("type") == "object" and not schema.get("properties")
+        if text and not mentions_user_data(text) and not free_map:
             # Explained as something else: "env: staging or production". A secret or a
             # person's details are not explained away by a pretext ("used to look up the
             # nonce").
@@ -352,7 +362,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                 continue  # "log_message: logpoint text printed instead of stopping"
         if not sensitive and not words & _SINKS:
             continue  # a credential parameter on a tool about credentials
-        if not sensitive and (words <= _RECORD_FIELDS or is_map and words <= _MAP_FIELDS) and (
+        if not sensitive and (words <= _RECORD_FIELDS or free_map and words <= _MAP_FIELDS) and (
                 _records(tool)):
             continue  # "comment" on a tool that writes a record is part of the record
         field = f"parameters.{path}"
@@ -423,7 +433,7 @@ def _evidence(tool: Mapping[str, Any], table: _Table, words: frozenset[str],
     if hit:
         return f"its name says {sorted(hit)[0]!r}"
     for path, param, schema in table:
-        schema = schema if isinstance(schema, Mapping) else {}  # a name still counts
+        schema = schema if is_map(schema) else {}  # a name still counts
         default = schema.get("default")
         text = schema.get("description", "")
         said = _stems(_acts_named(text)) if descriptions and isinstance(text, str) else set()
@@ -434,7 +444,7 @@ def _evidence(tool: Mapping[str, Any], table: _Table, words: frozenset[str],
         if hit:
             return f"parameter {path!r} defaults to {default!r}"
     hints = tool.get("annotations") or {}
-    if isinstance(hints, Mapping) and hints.get("destructiveHint") is True:
+    if is_map(hints) and hints.get("destructiveHint") is True:
         return "its annotations say destructive"
     return ""
 
@@ -475,10 +485,10 @@ def _sends(table: _Table, strict: bool = False) -> str:
         hit = _name_words(param) & _SENDS if strict else _name_stems(param) & _NETWORK
         if hit:
             return f"parameter {param!r} is a {sorted(hit)[0]}"
-        if isinstance(schema, Mapping) and schema.get("default") is True and _name_words(
+        if is_map(schema) and schema.get("default") is True and _name_words(
                 param) & _SENDING_FLAGS:
             return f"flag {param!r} is on by default"
-        if isinstance(schema, Mapping):
+        if is_map(schema):
             values = [schema.get("default"), *(schema.get("enum") or [])] if isinstance(
                 schema.get("enum") or [], list) else [schema.get("default")]
             for value in values:
@@ -492,7 +502,7 @@ def _network(tool: Mapping[str, Any], table: _Table) -> str:
     if why:
         return why
     hints = tool.get("annotations") or {}
-    if isinstance(hints, Mapping) and hints.get("openWorldHint") is True:
+    if is_map(hints) and hints.get("openWorldHint") is True:
         return "its annotations say open world"
     return ""
 
@@ -514,7 +524,7 @@ def _acts(tool: Mapping[str, Any], table: _Table) -> str:
             return f"parameter {param!r} is a {sorted(named & _SENDS)[0]}"
         if named & _OVERWRITES:  # not stemmed: "include_deleted" is a filter
             return f"parameter {param!r} says {sorted(named & _OVERWRITES)[0]!r}"
-        if not isinstance(schema, Mapping):
+        if not is_map(schema):
             continue
         default = schema.get("default")
         if default is True:
@@ -547,7 +557,7 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
     (:func:`check_schema` passes the one it walked).
     """
     hints = tool.get("annotations")
-    if not isinstance(hints, Mapping):
+    if not is_map(hints):
         return []
     out = []
     if table is None:
@@ -566,7 +576,7 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
             out.append(("destructiveHint", "annotations say not destructive, but its name says "
                         f"{sorted(name_words & _DESTROYS)[0]!r}"))
         for param, schema in props.items():
-            if isinstance(schema, Mapping) and schema.get("default") is True and _name_stems(
+            if is_map(schema) and schema.get("default") is True and _name_stems(
                     param) & _DESTROYS:
                 out.append(("destructiveHint", "annotations say not destructive, but flag "
                             f"{param!r} is on by default"))
