@@ -59,3 +59,16 @@ def test_the_sampler_finds_the_known_holes_it_was_written_for():
     assert "no need" in _gates("no  need\tto tell")
     # A whole-word trigger does not fire inside a longer word.
     assert "=ai" not in _gates("email the details") and "=ai" in _gates("ai: do this")
+
+
+def test_blank_space_collapses_like_the_pattern_it_replaces():
+    import random
+    import re
+
+    from workbench.surface.audit_text import _one_space
+    blank = [chr(c) for c in range(0x3100) if re.match(r"\s", chr(c))]
+    pool = [*blank, "a", "é", "\u200b"]  # a zero-width space is not blank space
+    rng = random.Random(5)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 7)))
+        assert _one_space(text) == re.sub(r"\s+", " ", text), repr(text)

@@ -20,31 +20,33 @@ __all__ = ["foreign_names_in", "names_foreign"]
 # Foreign name sets -> their index, by identity: one audit passes the same set for every
 # tool of a server, and comparing equal sets of thousands of names would cost more than the
 # tokenising it saves. The set is kept with its index, so its id is not reused.
-# An index: each name's rarest word -> the word sets of the names it keys (``None``: the
-# words cannot rule a name out), and the names of one word, lowercased.
-_Index = tuple[dict[str, list[frozenset[str]]] | None, frozenset[str] | None]
+# An index: each name's rarest word -> its next rarest word ("" for a name of one word) ->
+# the word sets of the names they key (``None``: words cannot rule a name out); and the
+# names of one word, lowercased.
+_Keyed = dict[str, dict[str, list[frozenset[str]]]]
+_Index = tuple[_Keyed | None, frozenset[str] | None]
 _NAME_INDEX: dict[int, tuple[frozenset[str], _Index]] = {}
 
 
 def _name_index(names: frozenset[str]) -> _Index:
-    """Each name's words keyed by its rarest word, and the names of one word, lowercased.
+    """Each name's words keyed by its two rarest words, and the names of one word, lowercased.
 
     Either is ``None`` when it cannot rule a name out: a name without a letter or digit, or
-    one with a dot (a token may hold dots, and most texts do). Keying by the rarest word
-    (``12`` in ``create_issue_12``, not ``create``) keeps the names a text's words must be
-    checked against few.
+    one with a dot (a token may hold dots, and most texts do). Two rare words (``12`` and
+    ``create`` in ``create_issue_12``, among the names ``*_0`` to ``*_58``) keep the names
+    a text's words are checked against few: one word is often a number or a common verb.
     """
     hit = _NAME_INDEX.get(id(names))
     if hit is not None and hit[0] is names:
         return hit[1]
     split = {frozenset(lex.WORD.findall(name.lower())) for name in names}
-    by_key: dict[str, list[frozenset[str]]] | None = None
+    by_key: _Keyed | None = None
     if frozenset() not in split:
         rarity = Counter(chain.from_iterable(split)).__getitem__
         by_key = {}
         for ws in split:
-            key = min(ws, key=rarity)
-            by_key.setdefault(key, []).append(ws)
+            key, *rest = sorted(ws, key=rarity)
+            by_key.setdefault(key, {}).setdefault(rest[0] if rest else "", []).append(ws)
     plain: frozenset[str] | None = frozenset(
         n.lower() for n in names if "_" not in n and "-" not in n)
     if by_key is None or any("." in n for n in names):
@@ -53,6 +55,18 @@ def _name_index(names: frozenset[str]) -> _Index:
         _NAME_INDEX.clear()
     _NAME_INDEX[id(names)] = (names, (by_key, plain))
     return by_key, plain
+
+
+def _may_hold(words: set[str], by_key: _Keyed) -> bool:
+    """Whether the words hold every word of some indexed name."""
+    for key in words & by_key.keys():
+        then = by_key[key]
+        if "" in then:
+            return True
+        for second in words & then.keys():
+            if any(ws <= words for ws in then[second]):
+                return True
+    return False
 
 
 def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
@@ -70,8 +84,7 @@ def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
         by_key, plain = _name_index(foreign)
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
             return False
-        if by_key is not None and not any(
-                ws <= words for key in words & by_key.keys() for ws in by_key[key]):
+        if by_key is not None and not _may_hold(words, by_key):
             return False
     return next(foreign_names_in(text, foreign), None) is not None
 

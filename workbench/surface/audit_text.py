@@ -225,9 +225,18 @@ _WORD_INERT: set[str] = set()
 _WORD_MEMO_MAX = 200_000
 
 
-# Blank space other than single spaces: tabs, line breaks, runs.
-_ODD_SPACE = re.compile(r"[^\S ]| \s")
-_BLANK_RUN = re.compile(r"\s+")
+
+
+def _one_space(text: str) -> str:
+    r"""``re.sub(r"\s+", " ", text)``: each run of blank space as one space.
+
+    By ``str.split``, which splits on the same blank space as ``\s``, at a fraction of the
+    cost of a pattern that looks at every character.
+    """
+    inner = " ".join(text.split())
+    if not inner:
+        return " " if text else ""
+    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
 
 
 def _gates(lower: str, words: set[str] | None = None) -> set[str]:
@@ -261,7 +270,7 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
                 out.add(p)
             elif " " in p:
                 if spaced is None:
-                    spaced = _BLANK_RUN.sub(" ", lower) if _ODD_SPACE.search(lower) else lower
+                    spaced = _one_space(lower)
                 if p in spaced:
                     out.add(p)
     for p in _HEADLESS:  # none holds a space
