@@ -122,25 +122,38 @@ OVERRIDE = Gated(
 ADDRESS = rx(
     r"\b(?:you|your|the\s+assistant|assistants?|the\s+model|the\s+ai|llms?|the\s+agent)\b",
 )
-FAVOUR = rx(
-    r"\b(?:we|us|our)\b[^.]{0,40}\b(?:ask|appreciate|grateful|thank|helps?|prefer|love|"
-    r"courtesy|request)",
-    r"\b(?:it\s+)?(?:helps|would\s+be|'d\s+be)\s+(?:us\s+)?(?:great(?:ly)?|lovely|wonderful|"
-    r"nice|helpful|appreciated|grateful)",
-    r"\b(?:kindly|please|ideally|a\s+nice\s+touch|thank\s+you\s+for|friendly\s+reminder)\b",
-    r"\b(?:customarily|conventionally|by\s+convention|traditionally)\b",
-    r"\bas\s+a\s+(?:small\s+|little\s+)?(?:favou?r|courtesy)\b",
-    r"\b(?:could|would)\s+you\b|\bwould\s+you\s+mind\b",
-    r"\b(?:like|love|appreciate|prefer)s?\s+it\s+(?:if|when)\b",
-    r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b",
-    r"\b(?:is|are)\s+expected\s+to\b",
-    r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b",
-    r"\b(?:travell?ers|customers|developers|clients)\s+(?:generally\s+|usually\s+|typically\s+)?"
-    r"(?:find|appreciate|expect|prefer|like)\b|\b(?:integration|indexer|server|service|platform)\s+"
-    r"expects\b",
-    r"\b(?:considered|deemed)\s+(?:good\s+|proper\s+)?(?:etiquette|practice|courtesy|polite|"
-    r"customary)\b|\b(?:users|people|teams)\s+(?:generally\s+|usually\s+)?(?:appreciate|expect|"
-    r"prefer|like)\b",
+# Each alternative behind the words every match of it holds (a Gated search takes the
+# earliest match, and the first rule at a tie, as one alternation would).
+FAVOUR = Gated(
+    ((("=we", "=us", "=our"), ("ask", "appreciate", "grateful", "thank", "help", "prefer",
+                               "love", "courtesy", "request")),
+     r"\b(?:we|us|our)\b[^.]{0,40}\b(?:ask|appreciate|grateful|thank|helps?|prefer|love|"
+     r"courtesy|request)"),
+    (("great", "lovely", "wonderful", "nice", "helpful", "appreciated", "grateful"),
+     r"\b(?:it\s+)?(?:helps|would\s+be|'d\s+be)\s+(?:us\s+)?(?:great(?:ly)?|lovely|wonderful|"
+     r"nice|helpful|appreciated|grateful)"),
+    (("kindly", "please", "ideally", "nice", "thank", "reminder"),
+     r"\b(?:kindly|please|ideally|a\s+nice\s+touch|thank\s+you\s+for|friendly\s+reminder)\b"),
+    (("customarily", "convention", "traditionally"),
+     r"\b(?:customarily|conventionally|by\s+convention|traditionally)\b"),
+    (("favor", "favour", "courtesy"), r"\bas\s+a\s+(?:small\s+|little\s+)?(?:favou?r|courtesy)\b"),
+    ((("could", "would"), ("=you",)), r"\b(?:could|would)\s+you\b|\bwould\s+you\s+mind\b"),
+    ((("like", "love", "appreciate", "prefer"), ("=it",)),
+     r"\b(?:like|love|appreciate|prefer)s?\s+it\s+(?:if|when)\b"),
+    (("practice", "works", "find"),
+     r"\b(?:good|best)\s+practice\b|\bworks\s+best\s+when\b|\bwe\s+find\b"),
+    (("expected",), r"\b(?:is|are)\s+expected\s+to\b"),
+    (("experience", "result"),
+     r"\bfor\s+the\s+(?:best|smoothest|optimal)\s+(?:experience|results)\b"),
+    (("find", "appreciate", "expect", "prefer", "like"),
+     r"\b(?:travell?ers|customers|developers|clients)\s+(?:generally\s+|usually\s+|typically\s+)?"
+     r"(?:find|appreciate|expect|prefer|like)\b|\b(?:integration|indexer|server|service|platform)\s+"
+     r"expects\b"),
+    (("etiquette", "practice", "courtesy", "polite", "customary", "appreciate", "expect",
+      "prefer", "like"),
+     r"\b(?:considered|deemed)\s+(?:good\s+|proper\s+)?(?:etiquette|practice|courtesy|polite|"
+     r"customary)\b|\b(?:users|people|teams)\s+(?:generally\s+|usually\s+)?(?:appreciate|expect|"
+     r"prefer|like)\b"),
 )
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 _BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time",
@@ -435,12 +448,13 @@ SHADOW_VERB = rx(
     r"\broute\b|\bthrough\b",
 )
 # A tool named by an instruction about when it runs, even one no server here offers.
-NAMED_TOOL_HOOK = re.compile(
-    r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+|any\s+|a\s+|an\s+)?[`'\"]?"
-    r"([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?(?:\s+or\s+[`'\"]?[A-Za-z]+[_-][A-Za-z0-9_-]+[`'\"]?)?\s+"
-    r"(?:tools?\s+)?"
-    r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b",
-    re.IGNORECASE)
+NAMED_TOOL_HOOK = Gated(
+    ((("=if", "=when", "=whenever", "=after", "=before", "=once"),
+      ("=called", "=requested", "=used", "=invoked", "=run")),
+     r"\b(?:if|when|whenever|after|before|once)\s+(?:the\s+|any\s+|a\s+|an\s+)?[`'\"]?"
+     r"([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?(?:\s+or\s+[`'\"]?[A-Za-z]+[_-][A-Za-z0-9_-]+[`'\"]?)?\s+"
+     r"(?:tools?\s+)?"
+     r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b"))
 # An imperative sentence: it starts with a verb that hands something over or acts.
 # A leading clause ("Before answering, use ...") may come first.
 IMPERATIVE = CaseBlind(
@@ -471,9 +485,11 @@ FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory
 
 
 # "Any send_email tool used in this session should ...": a tool named by what it is.
-NAMED_TOOL_ANY = re.compile(
-    r"\b(?:any|every|all|each|other)\s+[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?\s+"
-    r"(?:tools?|calls?|functions?)\b", re.IGNORECASE)
+NAMED_TOOL_ANY = Gated(
+    ((("=any", "=every", "=all", "=each", "=other"),
+      ("=tool", "=tools", "=call", "=calls", "=function", "=functions")),
+     r"\b(?:any|every|all|each|other)\s+[`'\"]?([A-Za-z]+[_-][A-Za-z0-9_-]+)[`'\"]?\s+"
+     r"(?:tools?|calls?|functions?)\b"))
 # A destination written into a tool's text: an e-mail address that is not a placeholder, a
 # wallet address. A tool documents where *its* data goes through parameters.
 # An e-mail address that is not a placeholder (someone@example.com, you@...).

@@ -419,7 +419,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         # Most sentences address no one: one gate skips the rest of this block for them.
         favour = address = None
         if "address" in gates:
-            favour = lex.FAVOUR.search(sentence)
+            favour = lex.FAVOUR.search(sentence, gates)
             address = favour or lex.ADDRESS.search(sentence)
         imperative = lex.IMPERATIVE.match(sentence) if "imperative" in gates else None
         transfer = personal = beyond = priority = strong = None
@@ -550,7 +550,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
                 break
-        m = lex.NAMED_TOOL_HOOK.search(sentence) if "hook" in gates else None
+        m = lex.NAMED_TOOL_HOOK.search(sentence, gates) if "hook" in gates else None
         if m and m.group(1) != ctx.name and not (
                 ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             if m.group(1) not in ctx.siblings:
@@ -561,7 +561,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 # A sibling's own text says how to call it; this one rewrites its calls.
                 add("directive.model", "warning", offset + m.start(1), offset + m.end(1),
                     f"tells the model how to call {m.group(1)!r} whenever it is used")
-        m = lex.NAMED_TOOL_ANY.search(sentence) if "hook" in gates else None
+        m = lex.NAMED_TOOL_ANY.search(sentence, gates) if "hook" in gates else None
         if m and m.group(1) not in ctx.siblings and m.group(1) not in ctx.params and not (
                 _negated(sentence, m.start())):
             instructs = directive or lex.STRONG.search(sentence) or lex.SHADOW_VERB.search(
