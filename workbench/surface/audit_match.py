@@ -111,6 +111,7 @@ class Gated:
         #: Every trigger string of every group (the trigger index must find them all).
         self.all_triggers = self.triggers.union(*(g for also in self._also for g in also))
         # Trigger -> the rules it opens, so a text's rules are found by one set intersection.
+        self._any_also = any(self._also)
         self._rules_of: dict[str, list[int]] = {}
         for index, (triggers, _, _) in enumerate(self.rules):
             for trigger in triggers:
@@ -130,7 +131,9 @@ class Gated:
         if len(found) == 1:
             opened = rules_of[next(iter(found))]
         else:
-            opened = sorted({i for t in found for i in rules_of[t]})
+            opened = sorted(set().union(*map(rules_of.__getitem__, found)))
+        if not self._any_also:
+            return opened
         also = self._also
         return [i for i in opened if not also[i] or all(
             not g.isdisjoint(present) for g in also[i])]
