@@ -233,22 +233,30 @@ SECRET_FILE = Gated(
     (("browser",), r"\bbrowser(?:'s)?\s+(?:cookies|cookie\s+(?:jar|store|database)|saved\s+"
      r"passwords)"),
 )
-SECRET = rx(
-    r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"
-    r"[\s_-]?tokens?|bearer[\s_-]?tokens?|refresh[\s_-]?tokens?|session[\s_-]?(?:tokens?|"
-    r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
-    r"passphrases?|credentials?|seed\s+phrases?|recovery\s+phrases?|ssh\s+(?:private\s+)?keys?|"
-    r"2fa(?:\s+codes?)?|otp|recovery\s+codes?|backup\s+codes?|mnemonic|seed\s+words|"
-    r"client[\s_-]secrets?|signing[\s_-]keys?|connection\s+strings?|authorization\s+headers?)\b",
+# Gated rule by rule, in the alternation's order: the cased rules run case-blind, the rest
+# plain on the lowercased text (one case-blind alternation cost 20 us a long sentence).
+SECRET = Gated(
+    (("key", "token", "cookie", "secret", "password", "passphrase", "credential", "phrase",
+      "2fa", "otp", "code", "mnemonic", "word", "string", "header"),
+     r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"
+     r"[\s_-]?tokens?|bearer[\s_-]?tokens?|refresh[\s_-]?tokens?|session[\s_-]?(?:tokens?|"
+     r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
+     r"passphrases?|credentials?|seed\s+phrases?|recovery\s+phrases?|ssh\s+(?:private\s+)?keys?|"
+     r"2fa(?:\s+codes?)?|otp|recovery\s+codes?|backup\s+codes?|mnemonic|seed\s+words|"
+     r"client[\s_-]secrets?|signing[\s_-]keys?|connection\s+strings?|authorization\s+headers?)\b"),
     # "your GitHub token", "an OpenAI key"; not a sentence's first word ("Object key; ...").
-    r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)",
-    r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)",
-    r"(?-i:(?<![A-Za-z0-9])_(?:TOKEN|KEY|SECRET|PASSWORD|PAT)\b)",
-    r"\benvironment\s+variables?\b",
+    (("token", "key", "password"),
+     r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)"),
+    (("key", "token", "secret", "password", "pass", "pat"),
+     r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)"),
+    (("token", "key", "secret", "password", "pat"),
+     r"(?-i:(?<![A-Za-z0-9])_(?:TOKEN|KEY|SECRET|PASSWORD|PAT)\b)"),
+    (("environment",), r"\benvironment\s+variables?\b"),
     # Paraphrases: "the string you use to sign in".
-    r"\b(?:string|value|code|phrase|words?|thing)\s+(?:that\s+)?(?:you|they|the\s+user|one)\s+"
-    r"(?:use|uses|used)\s+to\s+(?:sign|log)\s*(?:in|on)\b",
-    r"\bsign[\s-]?in\s+(?:string|secret|code|value)\b",
+    ((("sign", "log"), ("=use", "=uses", "=used")),
+     r"\b(?:string|value|code|phrase|words?|thing)\s+(?:that\s+)?(?:you|they|the\s+user|one)\s+"
+     r"(?:use|uses|used)\s+to\s+(?:sign|log)\s*(?:in|on)\b"),
+    (("sign",), r"\bsign[\s-]?in\s+(?:string|secret|code|value)\b"),
 )
 SECRET_SOURCE = rx(
     r"\b(?:configured|stored|saved|set|kept|defined)\s+(?:for|in|as|under)\b[^.]{0,60}\b(?:settings|"

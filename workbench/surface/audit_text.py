@@ -485,7 +485,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             add("secret.file", "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
-        m = lex.SECRET.search(sentence) if "secret" in gates else None
+        m = lex.SECRET.search(sentence, gates) if "secret" in gates else None
         if m and transfer is None:
             transfer = lex.TRANSFER.search(sentence, gates)
         # A security tool's list of examples quotes secrets it looks for.
