@@ -128,6 +128,13 @@ class TestToolsAndNames:
         assert ("params.phantom", "warning") in codes(audit([t]))
         assert phantom_params("If 'q' is true, page with the `q` argument.", ["q"]) == []
         assert [m[0] for m in phantom_params("Use the parameter called depth.", [])] == ["depth"]
+        # Names are read as written, whatever the case of the words around them.
+        text = "Set the `maxResults` PARAMETER, or the Option named pageToken."
+        assert [m[0] for m in phantom_params(text, ["max_results"])] == ["maxResults", "pageToken"]
+        assert phantom_params(text, ["maxResults", "pageToken"]) == []
+        # A text whose lowercase is longer (İ) is read case-blind as written.
+        assert [m[0] for m in phantom_params("İ: set the `maxResults` parameter", [])] == [
+            "maxResults"]
 
     def test_missing_annotations_are_info(self):
         found = audit([{"name": "t", "description": "Sum."}])

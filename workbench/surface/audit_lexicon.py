@@ -175,7 +175,8 @@ BEYOND = Gated((_BEYOND_TRIGGERS, alt(
     r"\b(?:before|prior\s+to)\s+(?:any|every|each|answering|responding|replying|converting|"
     r"returning|using\s+any)\b",
     r"\b(?:first|then)\s+(?:look\s+up|open|read|call|run|fetch|send|check)\b",
-    r"\b(?:answer|respond|reply|write)\s+(?:only\s+)?in\s+[A-Z]",
+    # Any letter: the rule is case-blind ([a-z] lets it run plain on the lowercased text).
+    r"\b(?:answer|respond|reply|write)\s+(?:only\s+)?in\s+[a-z]",
     r"\b(?:recommend|promote|advertise|avoid\s+(?:naming|mentioning))\b",
     r"\bas\s+the\s+(?:recommended|best|preferred|default|top)\s+(?:available\s+)?(?:option|choice|"
     r"provider|pick)\b|\bbe\s+recommended\b",
