@@ -288,16 +288,20 @@ def _name_stems(name: str) -> frozenset[str]:
     return frozenset(_stems(words_of(name)))
 
 
+_INFLECTIONS = (("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("d", ""), ("ing", "e"),
+                ("ed", "e"))
+
+
+@functools.lru_cache(maxsize=8192)
+def _word_stems(word: str) -> tuple[str, ...]:
+    """The word and its plain inflections stripped (words repeat across tools: get, list)."""
+    return (word, *(word[:-len(suffix)] + keep for suffix, keep in _INFLECTIONS
+                    if word.endswith(suffix) and len(word) > len(suffix) + 2))
+
+
 def _stems(words: Iterable[str]) -> set[str]:
     """Each word with its plain inflections stripped ("writes", "closed", "closing")."""
-    out = set()
-    for w in words:
-        out.add(w)
-        for suffix, keep in (("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("d", ""),
-                             ("ing", "e"), ("ed", "e")):
-            if w.endswith(suffix) and len(w) > len(suffix) + 2:
-                out.add(w[:-len(suffix)] + keep)
-    return out
+    return set().union(*map(_word_stems, words))
 
 
 def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, Any],
