@@ -13,6 +13,7 @@ import pytest
 from regex_samples import samples
 
 from workbench.surface import audit_lexicon as lex
+from workbench.surface import audit_text
 from workbench.surface.audit_match import CaseBlind, Gated
 from workbench.surface.audit_text import _gates
 
@@ -88,3 +89,46 @@ def test_a_full_word_memo_reads_new_words_without_keeping_them(monkeypatch):
     monkeypatch.setattr(audit_text, "_WORD_MEMO_MAX", 1)
     assert audit_text._gates(text) == expected
     assert audit_text._WORD_GATES == kept
+
+
+def test_texts_that_open_no_block_are_skipped_without_losing_a_finding(monkeypatch):
+    # read_text skips a text (or a long text's sentence) when _opens says no block can run
+    # on it; reading every sentence of every corpus text anyway must find exactly the same.
+    from surface_data import REPO
+
+    from workbench.surface.audit import audit
+    from workbench.surface.audit_corpus import load_corpus
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    tools = {srv: list(ts) for srv, ts in corpus["real"].items()}
+    tools["poisoned"] = [i["tool"] for i in corpus["poisoned"]]
+    tools["lookalikes"] = [i["tool"] for i in corpus["lookalikes"]]
+    skipped = audit(tools)
+    monkeypatch.setattr(audit_text, "_opens", lambda gates: True)
+    assert audit(tools) == skipped
+
+
+def _sampled_sentences():
+    """Random matches of every pattern a reading block runs, alone and after an address,
+    a favour or an imperative (the blocks that weigh who is spoken to)."""
+    patterns = [rule for g in Gated.registry for _, rule, _ in g.rules]
+    patterns += [getattr(lex, n)._blind for n in ("ADDRESS", "IMPERATIVE", "STRONG", "PERSONAL",
+                                                  "RECIPIENT", "SESSION")]
+    patterns += [lex.FIXED_ADDRESS]
+    heads = ("", "You should ", "Kindly ", "Send it, then ", "Always call this first and ",
+             "We would love it if you ")
+    for index, pattern in enumerate(patterns):
+        for sample in samples(pattern, 6, seed=index):
+            for head in heads:
+                yield head + sample + "."
+
+
+def test_sampled_sentences_that_open_no_block_lose_no_finding(monkeypatch):
+    ctx = audit_text.ToolContext("add", "Add", frozenset({"a", "b"}),
+                                 frozenset({"add", "read_file"}),
+                                 frozenset({"send_email", "create_issue", "fetch"}))
+    texts = list(_sampled_sentences())
+    assert len(texts) > 3000
+    skipped = [audit_text.read_text(t, ctx, is_param=p) for t in texts for p in (False, True)]
+    monkeypatch.setattr(audit_text, "_opens", lambda gates: True)
+    assert [audit_text.read_text(t, ctx, is_param=p) for t in texts for p in (False, True)
+            ] == skipped

@@ -485,10 +485,10 @@ STRONG = rx(r"\b(?:must|shall|have\s+to|has\s+to|needs?\s+to|required\s+to)\b")
 SESSION_TOPICS = frozenset({"conversation", "chat", "history", "transcript", "message",
                              "messages", "profile", "contact", "contacts", "user", "users",
                              "me", "account"})
-READ_PATH = re.compile(
-    r"\b(?:read|cat|open|attach|include|upload|send|load)\s+(?:the\s+)?(?:contents?\s+of\s+"
-    r"(?:the\s+)?)?[`'\"]?(?:~/|/home/|/Users/|/root/|/etc/|/var/|[A-Za-z]:\\)[\w./\\-]+",
-    re.IGNORECASE)
+READ_PATH = Gated(
+    (("=read", "=cat", "=open", "=attach", "=include", "=upload", "=send", "=load"),
+     r"\b(?:read|cat|open|attach|include|upload|send|load)\s+(?:the\s+)?(?:contents?\s+of\s+"
+     r"(?:the\s+)?)?[`'\"]?(?:~/|/home/|/Users/|/root/|/etc/|/var/|[A-Za-z]:\\)[\w./\\-]+"))
 FILE_WORDS = frozenset({"path", "paths", "file", "files", "filename", "directory", "dir",
                          "folder"})
 
@@ -515,13 +515,13 @@ RECIPIENT = CaseBlind(
     _EMAIL + r"(?=[^.]{0,60}\b(?:bcc|cc|copy|copies|recipients?|"
     r"attendees?|forward|added|add|share\w*)\b)|\b(?:bcc|cc|copy|forward|add|added|include|send|"
     r"share\w*|set\s+to)\b[^.]{0,60}" + _EMAIL)
-GENERIC_TOOLS = rx(
+GENERIC_TOOLS = Gated(((("tool", "function"), ("=of", "server", "=other", "=another", "=any")), alt(
     r"\b(?:tools?|functions?)\s+of\s+the\s+[`'\"]?[\w-]+[`'\"]?\s+(?:server|mcp|integration)\b",
     r"\bthe\s+[`'\"]?[\w-]+[`'\"]?\s+server'?s\s+tools\b",
     r"\b(?:any|all|every|each)\s+other\s+tools?\b",
     r"\b(?:when|whenever|if)\s+(?:any|another|other)\s+tools?\b",
     r"\bother\s+tools?\s+(?:must|should|are|is|on\s+this)\b",
-)
+)))
 TOOL_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 #: A word of a lowercased text: a run of letters and digits (gates and names are found by it).
 WORD = re.compile(r"[a-z0-9]+")

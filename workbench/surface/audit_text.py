@@ -290,11 +290,17 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
 
 
 # Every gate and trigger a reading block of :func:`read_text` tests: a text holding none of
-# them cannot produce a finding, so its sentences are not read one by one.
+# them cannot produce a finding, so its sentences are not read one by one. (Counting each
+# Gated rule's AND groups too skipped a quarter more texts, but cost more than it saved.)
 _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
                       "generic"}).union(lex.OVERRIDE.triggers, lex.USER_DATA.triggers,
                                         lex.UNASKED.triggers, lex.SCOPE.triggers,
                                         lex.SECRET_FILE.triggers)
+
+
+def _opens(gates: set[str]) -> bool:
+    """Whether a reading block of :func:`read_text` may find something behind these gates."""
+    return not gates.isdisjoint(_OPENERS)
 
 
 @lru_cache(maxsize=16)
@@ -396,13 +402,14 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             parts.append((offset, sentence, _gates(lowered, said)))
         text_gates = set().union(*(g for _, _, g in parts))
     g_tools = names_foreign(text, words, ctx.foreign)
-    if not g_tools and text_gates.isdisjoint(_OPENERS):
+    if not g_tools and not _opens(text_gates):
         return out  # nothing in the text can open any reading block
+    narrow = parts is not None  # each sentence has its own gates
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
         parts = [(0, text, text_gates)] if single else [
             (offset, sentence, text_gates) for offset, sentence in sentences(text)]
     for index, (offset, sentence, gates) in enumerate(parts):
-        if not g_tools and gates.isdisjoint(_OPENERS):
+        if not g_tools and narrow and not _opens(gates):
             continue  # nothing in this sentence can open a block
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
@@ -479,7 +486,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                     "names a sensitive file that is not this tool's subject")
                 break
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
-        m = lex.READ_PATH.search(sentence) if "path" in gates else None
+        m = lex.READ_PATH.search(sentence, gates) if "path" in gates else None
         if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS and not (
                 ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             add("secret.file", "high", offset + m.start(), offset + m.end(),
@@ -582,7 +589,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 "writes a fixed destination (an address the user never gave) into the tool's "
                 "text, with something to send or transfer there")
         if "generic" in gates:
-            m = lex.GENERIC_TOOLS.search(sentence)
+            m = lex.GENERIC_TOOLS.search(sentence, gates)
             if m and not _negated(sentence, m.start()):
                 add("shadowing.generic", "high" if directive or address else "warning",
                     offset + m.start(), offset + m.end(),
