@@ -132,3 +132,46 @@ def test_sampled_sentences_that_open_no_block_lose_no_finding(monkeypatch):
     monkeypatch.setattr(audit_text, "_opens", lambda gates: True)
     assert [audit_text.read_text(t, ctx, is_param=p) for t in texts for p in (False, True)
             ] == skipped
+
+
+@pytest.mark.parametrize("pattern", [
+    r"\b(?:but|and then|then|so)\b|[;:]", r"(?:x)?y*z", r"(?<![\w.])\.\w+", r"a?b?c",
+    r"(?:foo|(?:bar)?baz)\s+q", r"[A-Fa-f]{2}x", r"\bn't\b|\bnot\b", r"(?:a|)b", r"x*",
+    r"(?-i:ABC)d", r"\w+x", r"[^a]b", r"\"[^\"]{1,9}\"|«[^»]{1,9}»|‘x’", r"(?i:ab)c",
+])
+@pytest.mark.parametrize("flags", [0, __import__("re").IGNORECASE])
+def test_a_first_character_lookahead_keeps_every_match(pattern, flags):
+    import random
+    import re
+
+    from workbench.surface.audit_match import compiled
+    plain, fast = re.compile(pattern, flags), compiled(pattern, flags)
+    rng = random.Random(3)
+    pieces = [*samples(plain, 20), " ", "  ", "x", "_", "AB", "ſ", "K", "İ", "\n", "q"]
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        def found(rx, text=text):
+            return [(m.span(), m.groups()) for m in rx.finditer(text)]
+        assert found(fast) == found(plain)
+        assert bool(fast.match(text)) == bool(plain.match(text))
+
+
+def test_every_pattern_of_the_audit_matches_as_written_with_its_lookahead():
+    import re
+
+    from workbench.surface import audit_schema
+    rules = [(r.pattern, r.flags) for g in Gated.registry for _, r, _ in g.rules]
+    rules += [(v._blind.pattern, v._blind.flags) for m in (lex, audit_text, audit_schema)
+              for v in vars(m).values() if isinstance(v, CaseBlind)]
+    lookahead = re.compile(r"\(\?=\[[^\]]*\]\)\(\?:(.*)\)\Z", re.S)
+    for index, (pattern, flags) in enumerate(rules):
+        written = lookahead.match(pattern)
+        if written is None:
+            continue  # compiled as written
+        original = re.compile(written.group(1), flags & ~re.UNICODE)
+        for text in samples(original, 10, seed=index):
+            for context in (text, f"so, {text}; ok", f"x{text}"):
+                assert [m.span() for m in re.compile(pattern, flags).finditer(context)] == [
+                    m.span() for m in original.finditer(context)], (pattern[:80], context)
+    assert any(lookahead.match(p) for p, _ in rules)  # most patterns got one
+

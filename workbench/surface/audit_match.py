@@ -12,14 +12,93 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
+from re import _constants as _C  # the syntax tree's opcodes
+from re import _parser
 from typing import Any, ClassVar
 
-__all__ = ["CaseBlind", "Gated", "alt", "rx"]
+__all__ = ["CaseBlind", "Gated", "alt", "compiled", "rx"]
 
 
 # Escapes and inline flags that hold capital letters without naming one ("\\S", "(?-i:").
 _ESCAPES = re.compile(r"\\[A-Za-z]")
 _CASED = re.compile(r"[A-Z]|\(\?-i")
+
+
+# -- a lookahead on a pattern's first characters ----------------------------------------
+# A pattern that opens with \b and an alternation of words gives the regex engine nothing to
+# scan for, so it tries every alternative at every position. Put in front, a lookahead on
+# the characters a match can start with rejects most positions at once: about half the time
+# for such patterns, with the same matches. The first characters are read from the
+# pattern's syntax tree; when they cannot be (a class like \w, a scoped flag, a pattern that
+# can match nothing), the pattern is compiled as written.
+_MAX_FIRST = 40
+
+
+def _first_chars(items: Any) -> tuple[set[str], bool] | None:
+    """What a match of a parsed sequence can start with.
+
+    Returns:
+        The first characters and whether the sequence can match nothing; ``None`` when they
+        cannot be told.
+    """
+    out: set[str] = set()
+    for op, av in items:
+        if op is _C.LITERAL:
+            return out | {chr(av)}, False
+        if op is _C.IN:
+            chars = set()
+            for kind, value in av:
+                if kind is _C.LITERAL:
+                    chars.add(chr(value))
+                elif kind is _C.RANGE and value[1] - value[0] < _MAX_FIRST:
+                    chars.update(map(chr, range(value[0], value[1] + 1)))
+                else:
+                    return None  # a negated class, a category (\w, \s), a wide range
+            return out | chars, False
+        if op is _C.AT or op is _C.ASSERT or op is _C.ASSERT_NOT:
+            continue  # zero width: \b, ^, lookarounds
+        if op is _C.SUBPATTERN:
+            if av[1] or av[2]:
+                return None  # a scoped flag: (?-i:...)
+            found = _first_chars(av[3])
+        elif op is _C.BRANCH:
+            parts = [_first_chars(branch) for branch in av[1]]
+            if any(part is None for part in parts):
+                return None
+            found = (set().union(*(c for c, _ in parts)),  # type: ignore[union-attr]
+                     any(empty for _, empty in parts))  # type: ignore[misc]
+        elif op is _C.MAX_REPEAT or op is _C.MIN_REPEAT:
+            inner = _first_chars(av[2])
+            found = None if inner is None else (inner[0], inner[1] or av[0] == 0)
+        else:
+            return None  # any character, a back-reference, ...
+        if found is None:
+            return None
+        out |= found[0]
+        if not found[1]:
+            return out, False
+    return out, True
+
+
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, with a lookahead on the characters a match starts with.
+
+    Same matches, same groups; compiled as written when the first characters cannot be told,
+    are many, or are one literal (which the engine scans for already).
+    """
+    try:
+        tree = _parser.parse(pattern, flags)
+        first = _first_chars(tree.data)
+    except (re.error, RecursionError):
+        first = None
+    if (first is None or first[1] or not first[0] or len(first[0]) > _MAX_FIRST
+            or tree.data[0][0] is _C.LITERAL):  # a literal start is scanned for already
+        return re.compile(pattern, flags)
+    chars = "".join(f"\\U{ord(c):08x}" for c in sorted(first[0]))
+    try:
+        return re.compile(f"(?=[{chars}])(?:{pattern})", flags)
+    except re.error:  # a global flag such as (?x) must stay first
+        return re.compile(pattern, flags)
 
 
 def alt(*alternatives: str) -> str:
@@ -36,8 +115,8 @@ class CaseBlind:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        self._blind = re.compile(pattern, re.IGNORECASE)
-        self._plain = None if _CASED.search(_ESCAPES.sub("", pattern)) else re.compile(pattern)
+        self._blind = compiled(pattern, re.IGNORECASE)
+        self._plain = None if _CASED.search(_ESCAPES.sub("", pattern)) else compiled(pattern)
 
     def _pick(self, text: str) -> tuple[re.Pattern[str], str]:
         if self._plain is not None:
@@ -102,11 +181,11 @@ class Gated:
         self._plain: list[re.Pattern[str] | None] = []
         for rule in rules:
             groups = (rule[0],) if all(isinstance(t, str) for t in rule[0]) else rule[0]
-            self.rules.append((frozenset(groups[0]), re.compile(rule[1], re.IGNORECASE),
+            self.rules.append((frozenset(groups[0]), compiled(rule[1], re.IGNORECASE),
                                rule[2] if len(rule) > 2 else ""))
             self._also.append(tuple(frozenset(g) for g in groups[1:]))
             self._plain.append(None if _CASED.search(_ESCAPES.sub("", rule[1]))
-                               else re.compile(rule[1]))
+                               else compiled(rule[1]))
         self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
         #: Every trigger string of every group (the trigger index must find them all).
         self.all_triggers = self.triggers.union(*(g for also in self._also for g in also))

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from workbench.surface.audit_match import CaseBlind
+from workbench.surface.audit_match import CaseBlind, compiled
 from workbench.surface.audit_text import mentions_user_data, sentences, words_of
 
 __all__ = ["check_hints", "check_schema", "is_map", "phantom_params"]
@@ -180,7 +180,7 @@ _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic",
 
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]")
 # "Takes a single argument, key." / "Parameters: path, width, height."
-_ONLY_ARGS = re.compile(
+_ONLY_ARGS = compiled(
     r"\btakes\s+(?:a\s+single|one|only\s+one|just\s+one|only\s+an?|a\s+lone)\s+(?:argument|"
     r"parameter|input)\b|\b(?:parameters|arguments|inputs)\s*:\s*(?P<names>[`'\"]?[A-Za-z_]\w*[`'\"]?"
     r"(?:\s*(?:,|and|or)\s*[`'\"]?[A-Za-z_]\w*[`'\"]?)+)\s*\.", re.IGNORECASE)
@@ -417,7 +417,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
 
 
 # A word after one of these is a thing, not an act: "past commits", "the merge base".
-_NOUN_AFTER = re.compile(r"\b(?:past|previous|recent|prior|older|earlier|all|the|its|their|"
+_NOUN_AFTER = compiled(r"\b(?:past|previous|recent|prior|older|earlier|all|the|its|their|"
                          r"each|every|existing|last|unpushed|pending|of|any)\s+([a-z]+)",
                          re.IGNORECASE)
 

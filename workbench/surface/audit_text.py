@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from workbench.surface import audit_lexicon as lex
-from workbench.surface.audit_match import CaseBlind, rx
+from workbench.surface.audit_match import CaseBlind, compiled, rx
 from workbench.surface.audit_names import foreign_names_in, names_foreign
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
@@ -110,14 +110,14 @@ _NEGATION = rx(
 )
 # Commas do not end a clause: "never reads ~/.ssh, .env or ..." negates the whole list.
 # Nor do parentheses: "Secrets (.env, ~/.aws) are excluded" negates what they enclose.
-_CLAUSE_BREAK = re.compile(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
-_QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
+_CLAUSE_BREAK = compiled(r"[;:]|\b(?:but|and then|then|so|while|whereas)\b")
+_QUOTE = compiled(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|“[^”\n]{1,200}”|«[^»\n]{1,200}»|"
                     r"‘[^’\n]{1,200}’|(?<!\w)'[^'\n]{2,200}'(?!\w)")
 _REFUSED = CaseBlind(r"\b(?:are|is|get|gets|will\s+be)\s+(?:refus|reject|skipp|exclud|"
                           r"block|deni|ignor|redact|mask|scrub|filter|replac|strip|omit)|"
                           r"\b(?:are|is)\s+never\b")
 _MARKED_NAME = re.compile(r"[_\-.]|[a-z][A-Z]")
-_PLACED = re.compile(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?[`'\"]?(\w+)")
+_PLACED = compiled(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?[`'\"]?(\w+)")
 _CONDITION = CaseBlind(r"\b(?:if|when|whenever|once|unless)\b[^,;]*,")
 _AVOIDED = CaseBlind(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))\s+(?:them|it|"
                       r"this|that|these|those)\b")
