@@ -80,11 +80,33 @@ def _first_chars(items: Any) -> tuple[set[str], bool] | None:
     return out, True
 
 
+def _scanned(items: Any, blind: int) -> bool:
+    """Whether the engine scans for this pattern's start itself (a lookahead adds work).
+
+    It does for a literal, a class of literals, or alternatives that each open with one,
+    none of them a letter when the pattern is case-blind.
+    """
+    if not items:
+        return False
+    op, av = items[0]
+
+    def plain(code: int) -> bool:
+        return not blind or chr(code).lower() == chr(code).upper()
+
+    if op is _C.LITERAL:
+        return plain(av)
+    if op is _C.IN:
+        return all(kind is _C.LITERAL and plain(value) for kind, value in av)
+    if op is _C.BRANCH:
+        return all(_scanned(branch, blind) for branch in av[1])
+    return False
+
+
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, with a lookahead on the characters a match starts with.
 
     Same matches, same groups; compiled as written when the first characters cannot be told,
-    are many, or are one literal (which the engine scans for already).
+    are many, or are scanned for by the engine already.
     """
     try:
         tree = _parser.parse(pattern, flags)
@@ -92,7 +114,7 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     except (re.error, RecursionError):
         first = None
     if (first is None or first[1] or not first[0] or len(first[0]) > _MAX_FIRST
-            or tree.data[0][0] is _C.LITERAL):  # a literal start is scanned for already
+            or _scanned(tree.data, flags & re.IGNORECASE)):
         return re.compile(pattern, flags)
     chars = "".join(f"\\U{ord(c):08x}" for c in sorted(first[0]))
     try:
