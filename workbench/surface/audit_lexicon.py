@@ -95,7 +95,23 @@ OVERRIDE = Gated(
      r"comply\b|\b(?:will\s+be|will)\s+suspend(?:ed)?\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
      r"mentioning|dwelling\s+on|noting|disclosing|revealing|drawing\s+attention\s+to|reference\s+to"
-     r"\s+this\s+(?:service|tool|server|integration))\b"),
+     r"\s+this\s+(?:service|tool|server|integration))\b"
+     # Asking in other words: "without checking with the user", "without interrupting the
+     # user to ask" (not "runs without interrupting the user": that is an outcome).
+     r"|\bwithout\s+(?:(?:consulting|checking\s+(?:in\s+)?with|confirming\s+with)\s+(?:the\s+"
+     r"user|them)\b|(?:interrupting|bothering|disturbing|troubling|pinging)\s+(?:the\s+user|"
+     r"them)\s+(?:to\s+(?:ask|confirm|check)|for\s+(?:confirmation|approval|consent|"
+     r"permission)|with\s+(?:a\s+)?(?:questions?|prompts?))\b)"),
+    # Asking the user called needless: "checking with the user first isn't usually
+    # considered necessary", "consulting them is generally not required".
+    ((("ask", "check", "confirm", "consult", "interrupt", "bother"),
+      ("necessary", "needed", "required")),
+     r"\b(?:asking|checking\s+(?:in\s+)?with|confirming\s+with|consulting|interrupting|"
+     r"bothering)\s+(?:the\s+user|them)\s+(?:\w+\s+){0,2}?(?:is|are)(?:\s+\w+)?\s*(?:not|"
+     r"n't|n’t|never|rarely|seldom)\s+(?:\w+\s+){0,2}?(?:necessary|needed|required)\b|"
+     r"\b(?:asking|checking\s+(?:in\s+)?with|confirming\s+with|consulting|interrupting|"
+     r"bothering)\s+(?:the\s+user|them)\s+(?:\w+\s+){0,2}?(?:is|are)\s+(?:\w+\s+){0,2}?"
+     r"unnecessary\b"),
     ((("=own",), ("judgment", "judgement", "opinion", "recommendation", "idea", "view")),
      r"\b(?:assistant|model|agent|ai|your)(?:'s)?\s+own\s+(?:independent\s+)?(?:judge?ment|opinion|"
      r"recommendation|idea|view)\b"),
@@ -313,6 +329,10 @@ USER_DATA = Gated(
      r"wrote|written|"
      r"typed|asked|shared|pasted|mentioned|told|opened|uploaded|discussed|working\s+on|did|"
      r"searched|viewed|visited)\b", "session"),
+    # "the snippet the user is working on": what the user is working on, by another head.
+    ((("user", "they"), ("working",)),
+     r"\bthe\s+[\w-]+\s+(?:that\s+)?(?:the\s+user|they)\s+(?:is|are|was|were|has\s+been|"
+     r"have\s+been)\s+(?:currently\s+|actively\s+)?working\s+on\b", "session"),
     ((("so far", "earlier", "previously", "along the way", "session", "conversation", "chat"),
       ("mentioned", "shared", "said", "discussed", "pasted", "opened", "typed", "seen",
        "provided", "exchanged", "written", "asked")),
@@ -438,6 +458,11 @@ SCOPE = Gated(
      r"\beverything\s+in\s+(?:the\s+user'?s|their)\b"),
     (("along with the", "together with the"),
      r"\b(?:along|together)\s+with\s+the\s+(?:requested|asked|user'?s)\b"),
+    # "even when the summary was only requested for the user", "even if the user only asked
+    # for one file": more than the request.
+    ((("even when", "even if"), ("only",)),
+     r"\beven\s+(?:when|if)\s+(?:[\w']+\s+){0,5}?only\s+(?:requested|asked\s+for|wanted|"
+     r"needed)\b"),
     (("every", "all "),
      r"\b(?:every|all)\s+(?:\w+\s+)?(?:found\s+|located\s+)?(?:under|in|on|across)\s+the\s+"
      r"(?:user'?s?|whole|entire)\s+(?:home|machine|computer|disk|drive|system|account)"),

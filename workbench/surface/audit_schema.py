@@ -243,6 +243,9 @@ _CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "n
                 "private", "pure", "stays", "dry", "preview", "destructive", "cannot",
                 "view only", "view-only", "only reads", "only inspects", "only previews",
                 "only needs", "changes nothing", "no network", "no data", "kept")
+# The object of a "does not send" claim, when it is one secret and not everything.
+_SECRET_OBJECT = CaseBlind(r"\s+(?:(?:your|the|its|their|any|a|an)\s+)?(?:[\w-]+\s+){0,2}?"
+                           r"(?:tokens?|keys?|passwords?|credentials?|secrets?|cookies?)\b")
 _EXCEPT = CaseBlind(r"\b(?:except|other\s+than|apart\s+from|only\s+to|but\s+to)\b")
 _OFFLINE_CLAIM = CaseBlind(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
@@ -389,8 +392,10 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue
         for claim, evidence, what in _CLAIMS:
             m = claim.search(sentence)
-            # "does not send your token anywhere except its API" claims less than it seems.
-            if not m or claim is _OFFLINE_CLAIM and _EXCEPT.search(sentence, m.end()):
+            # "does not send your token anywhere except its API" claims less than it seems;
+            # so does "does not send your registry token": a claim about one secret.
+            if not m or claim is _OFFLINE_CLAIM and (_EXCEPT.search(sentence, m.end()) or (
+                    _SECRET_OBJECT.match(sentence[m.end():m.end() + 60]))):
                 continue
             why = evidence(tool, table)
             if why:
@@ -543,7 +548,23 @@ def _acts(tool: Mapping[str, Any], table: _Table) -> str:
         if isinstance(default, str) and (_LINK.search(default) or _stems(
                 words_of(default)) & _WRITES):
             return f"parameter {param!r} defaults to {default[:60]!r}"
+        # Permission bits by default ("mode": "0777"): applied unless someone changes them.
+        if named & _MODE_NAMES and isinstance(default, (str, int)) and not isinstance(
+                default, bool) and _MODE_BITS.fullmatch(str(default)):
+            return f"parameter {param!r} defaults to permission bits {default!r}"
+        # A preset destination ("destination_account": "GB82 ..."): where something goes
+        # unless someone changes it, which a call that changes nothing never needs.
+        if named & _DESTINATIONS and (isinstance(default, str) and default.strip() or (
+                isinstance(default, list) and any(isinstance(v, str) and v for v in default))):
+            return f"parameter {param!r} has a preset destination"
     return ""
+
+
+_MODE_NAMES = frozenset({"mode", "chmod", "perm", "perms", "permission", "permissions",
+                         "umask"})
+_MODE_BITS = re.compile(r"(?:0o?)?[0-7]{3,4}")
+_DESTINATIONS = frozenset({"destination", "dest", "recipient", "recipients", "payee",
+                           "beneficiary", "iban"})
 
 
 # A claim, what contradicts it, and how the finding words it.

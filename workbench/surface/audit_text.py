@@ -137,6 +137,12 @@ _EXAMPLES = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like)\s*$")
 _LOOK = 300
 
 
+# A list of what a tool looks for, whatever its name: "red flags it recognises: ...".
+_RECOGNISES = CaseBlind(r"\b(?:red\s+flags?|warning\s+signs?|tell-?tale\s+signs?)\b|\b(?:it|"
+                        r"this\s+tool)\s+(?:recogni[sz]es|detects|flags|catches|spots|looks\s+"
+                        r"for)\b")
+
+
 def _negated(sentence: str, start: int) -> bool:
     """A negation word earlier in the same clause, or right after the term ("are refused")."""
     lo = max(0, start - _LOOK)
@@ -169,10 +175,15 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
             return True
     if _EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")):
         return True
-    if ctx is None or not ctx.topic & lex.SECURITY_TOPICS:
+    if ctx is None:
+        return False
+    # Or a list the sentence says the tool looks for: "Typical red flags it recognises: ...".
+    security = ctx.topic & lex.SECURITY_TOPICS
+    said = None if security else _RECOGNISES.search(sentence[:start])
+    if not security and said is None:
         return False
     marks = list(_LIST_MARKER.finditer(sentence, 0, start))
-    if not marks:
+    if not marks or said is not None and said.end() > marks[-1].start():
         return False
     return len(_WORD.findall(_QUOTE.sub(" ", sentence[marks[-1].end():start]).lower())) <= 14
 
@@ -333,6 +344,10 @@ def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
     before, after = sentence[max(0, start - 24):start].lower(), sentence[end:end + 6].lower()
     if "tool" in after:
         return True
+    # The sentence calls it a tool elsewhere: "a web-fetch tool: pages retrieved through fetch".
+    if re.search(r"(?<![\w-])(?:\w+-)?" + re.escape(name.lower()) + r"(?:-\w+)?\s+tools?\b",
+                 sentence.lower()):
+        return True
     quoted = before.endswith(("`", "'", '"'))
     head = before.rstrip("`'\" ").rstrip()
     return head.endswith(("use", "call", "run", "invoke", "prefer", "over", "than", "instead of",
@@ -366,6 +381,27 @@ def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
         return False
     near = ctx.path_words if file else ctx.purpose
     return any(w in p or p in w for w in words for p in near if len(p) > 2)
+
+
+# What a possessive names: "the user's own username" -> username.
+_POSSESSED = re.compile(r"(?:'s|s'|’s)\s+(?:(?:own|full|real|legal|current)\s+)?([A-Za-z_]\w*)")
+
+
+def _own_input(sentence: str, personal: re.Match[str], ctx: ToolContext) -> bool:
+    """The user's X, where X is one of this tool's parameters: documentation of its input.
+
+    "Pass the user's own username and password" on a tool taking ``username``; not "the
+    user's address in ``notes``" (the address is no parameter of it).
+    """
+    m = _POSSESSED.search(sentence, personal.start(), personal.end() + 40)
+    return m is not None and m.start() < personal.end() and m.group(1).lower() in {
+        p.lower() for p in ctx.params}
+
+
+# After "what the user asked": their instruction to the model ("... you to record"), not words
+# they said; unless it was to withhold ("things the user asked to keep off the record").
+_ASKED_TO = re.compile(r"\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?!(?:keep|hide|"
+                       r"forget|withhold|not|never)\b)[a-z]", re.IGNORECASE)
 
 
 def read_text(text: str, ctx: ToolContext, is_param: bool = False,
@@ -436,7 +472,8 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             personal = lex.PERSONAL.search(sentence) if transfer else None
             # Negated, or the tool's own subject (a contacts tool asks for a phone number).
             if personal and (_negated(sentence, personal.start()) or ctx.topic & (
-                    lex.USER_DATA_TOPICS["personal"] | lex.USER_DATA_TOPICS["session"])):
+                    lex.USER_DATA_TOPICS["personal"] | lex.USER_DATA_TOPICS["session"])
+                    or _own_input(sentence, personal, ctx)):
                 personal = None
             # A description's first sentence says what the tool does, often as an imperative
             # ("Add a review comment to the user's review"); later ones address the reader.
@@ -522,6 +559,10 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 # "the commit author's name" is a field of the commit, not the user's data.
                 if family == "personal" and lex.RECORD_OWNER.search(
                         sentence[max(0, m.start() - 30):m.start()]):
+                    continue
+                # "what the user asked you to record": the user's request, not their words.
+                if m.group().lower().endswith("asked") and _ASKED_TO.match(
+                        sentence, m.end(), m.end() + 40):
                     continue
                 flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
                 add("data.user", "high" if flow else "warning", offset + m.start(),
