@@ -174,6 +174,13 @@ def rx(*alternatives: str) -> CaseBlind:
     return CaseBlind(alt(*alternatives))
 
 
+# Triggers that most honest tool texts hold (measured on the real servers' sentences): a rule
+# with another group of triggers is indexed by that one.
+_COMMON = frozenset({":", "not", "n't", "never", "dont", "no need", "=no", "user", "they",
+                     "customer", "human", "person", "name", "open", "content", " be ",
+                     "secret", "private", "confidential", "hidden", "real", "true"})
+
+
 class Gated:
     """Patterns that each run only when their trigger strings are present.
 
@@ -203,9 +210,12 @@ class Gated:
         self._plain: list[re.Pattern[str] | None] = []
         for rule in rules:
             groups = (rule[0],) if all(isinstance(t, str) for t in rule[0]) else rule[0]
-            self.rules.append((frozenset(groups[0]), compiled(rule[1], re.IGNORECASE),
+            # Indexed by a group without words common in honest text, when it has one: the
+            # rule needs every group anyway, and fewer sentences open it only to fail the rest.
+            index = next((g for g in groups if _COMMON.isdisjoint(g)), groups[0])
+            self.rules.append((frozenset(index), compiled(rule[1], re.IGNORECASE),
                                rule[2] if len(rule) > 2 else ""))
-            self._also.append(tuple(frozenset(g) for g in groups[1:]))
+            self._also.append(tuple(frozenset(g) for g in groups if g is not index))
             self._plain.append(None if _CASED.search(_ESCAPES.sub("", rule[1]))
                                else compiled(rule[1]))
         self.triggers = frozenset().union(*(t for t, _, _ in self.rules))
