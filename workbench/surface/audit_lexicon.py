@@ -232,7 +232,9 @@ SECRET_FILE = Gated(
      r"\bdot[\s_-]?(?:netrc|npmrc|pypirc|ssh|kube|docker|pgpass)\b"),
     (("credentials",), r"\bapplication_default_credentials\b|\bcredentials\.(?:json|csv|db)\b"),
     (("service",), r"\bservice[\s_-]account[\s_-]key"),
-    (("tfstate", "secret"), r"\bterraform\.tfstate\b|\bsecrets?\.(?:ya?ml|json|env|toml)\b"),
+    # By the file's extension: "secret" is in most texts about credentials.
+    (("tfstate", "yml", "yaml", "json", "env", "toml"),
+     r"\bterraform\.tfstate\b|\bsecrets?\.(?:ya?ml|json|env|toml)\b"),
     ((".pem",), r"(?:^|[\s'\"`(/*])\.pem\b|\b[\w-]+\.pem\b"),
     (("~/.config/",), r"~/\.config/[\w.-]+/(?:hosts|credentials|auth|token|tokens|secrets?)\."
      r"(?:json|ya?ml|toml)\b"),

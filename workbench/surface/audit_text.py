@@ -281,7 +281,9 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
                 out.add(p)
             elif " " in p:
                 if spaced is None:
-                    spaced = _one_space(lower)
+                    # Printable ASCII holds no blank space but single spaces and runs of them.
+                    plain = lower.isascii() and lower.isprintable() and "  " not in lower
+                    spaced = lower if plain else _one_space(lower)
                 if p in spaced:
                     out.add(p)
     for p in _HEADLESS:  # none holds a space
