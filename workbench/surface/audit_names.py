@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import chain
 
 from workbench.surface import audit_lexicon as lex
@@ -28,6 +29,12 @@ _Index = tuple[_Keyed | None, frozenset[str] | None]
 _NAME_INDEX: dict[int, tuple[frozenset[str], _Index]] = {}
 
 
+@lru_cache(maxsize=65_536)
+def _words(name: str) -> frozenset[str]:
+    """A name's words, lowercased (one audit indexes each name once per other server)."""
+    return frozenset(lex.WORD.findall(name.lower()))
+
+
 def _name_index(names: frozenset[str]) -> _Index:
     """Each name's words keyed by its two rarest words, and the names of one word, lowercased.
 
@@ -39,7 +46,7 @@ def _name_index(names: frozenset[str]) -> _Index:
     hit = _NAME_INDEX.get(id(names))
     if hit is not None and hit[0] is names:
         return hit[1]
-    split = {frozenset(lex.WORD.findall(name.lower())) for name in names}
+    split = set(map(_words, names))
     by_key: _Keyed | None = None
     if frozenset() not in split:
         rarity = Counter(chain.from_iterable(split)).__getitem__
