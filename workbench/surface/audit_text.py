@@ -195,7 +195,8 @@ def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
 
 # Substring triggers (phrases such as "so far", "~/", ".env") are looked for only when
 # their longest run of letters and digits occurs inside one of the text's words: that run
-# must, wherever the phrase occurs. Phrases without such a run are always looked for.
+# must, wherever the phrase occurs. Phrases whose run is one letter ("n't", "'s", in most
+# texts) or that have none ("#", "~/.") are looked for behind a mark they hold instead.
 _PHRASES = frozenset(lex.PHRASE_TRIGGERS)
 
 
@@ -203,13 +204,20 @@ def _head(phrase: str) -> str:
     return max(_WORD.findall(phrase), key=len, default="")
 
 
+def _mark(phrase: str) -> str:
+    return next(c for c in phrase if not c.isalnum() and not c.isspace())
+
+
 _BY_HEAD: dict[str, tuple[str, ...]] = {}
+_BY_MARK: dict[str, tuple[str, ...]] = {}
 for _p in sorted(_PHRASES):
-    if _head(_p):
+    if len(_head(_p)) > 1:
         _BY_HEAD[_head(_p)] = (*_BY_HEAD.get(_head(_p), ()), _p)
+    else:
+        assert " " not in _p, "_gates looks for these as written"
+        _BY_MARK[_mark(_p)] = (*_BY_MARK.get(_mark(_p), ()), _p)
 _HEADS = frozenset(_BY_HEAD)
-_HEADLESS = tuple(sorted(p for p in _PHRASES if not _head(p)))
-assert not any(" " in p for p in _HEADLESS), "_gates looks for these as written"
+_MARKED = tuple(_BY_MARK.items())
 _WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
 _EXACT = frozenset(t[1:] for t in lex.EXACT_TRIGGERS)
 
@@ -286,9 +294,9 @@ def _gates(lower: str, words: set[str] | None = None) -> set[str]:
                     spaced = lower if plain else _one_space(lower)
                 if p in spaced:
                     out.add(p)
-    for p in _HEADLESS:  # none holds a space
-        if p in lower:
-            out.add(p)
+    for mark, phrases in _MARKED:  # none holds a space
+        if mark in lower:
+            out.update(p for p in phrases if p in lower)
     if "/" in lower or "\\" in lower:
         out.add("path")
     if "_" in lower or "-" in lower:
