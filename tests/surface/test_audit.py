@@ -314,7 +314,7 @@ def test_audits_in_threads_agree_with_one_audit():
     # auditing different servers at once must each get what a lone audit gets.
     from concurrent.futures import ThreadPoolExecutor
 
-    from workbench.surface import audit_text
+    from workbench.surface import audit_gates
     from workbench.surface.audit_corpus import load_corpus
 
     corpus = load_corpus(REPO / "tests/data/audit_corpus")
@@ -323,8 +323,8 @@ def test_audits_in_threads_agree_with_one_audit():
     alone = [audit(w) for w in worlds]
     with ThreadPoolExecutor(4) as pool:
         for _ in range(2):
-            audit_text._WORD_GATES.clear()  # the threads fill the memos afresh, together
-            audit_text._WORD_INERT.clear()
+            audit_gates._WORD_GATES.clear()  # the threads fill the memos afresh, together
+            audit_gates._WORD_INERT.clear()
             assert list(pool.map(audit, worlds)) == alone
 
 

@@ -82,7 +82,8 @@ from workbench.surface.audit_hidden import (
     hidden_findings,
     model_view,
 )
-from workbench.surface.audit_schema import check_schema, is_map, phantom_params
+from workbench.surface.audit_params import is_map
+from workbench.surface.audit_schema import check_schema, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
 from workbench.tools.registry import TOOL_NAME_RE

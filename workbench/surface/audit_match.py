@@ -186,7 +186,7 @@ class Gated:
 
     One alternation of twenty patterns tries every alternative at every position; knowing
     first which trigger strings a text holds lets most sentences run none of them. The
-    triggers present are computed once per text (``audit_text._gates``), so a rule's test
+    triggers present are computed once per text (``audit_gates.gates_of``), so a rule's test
     is a set intersection or two.
 
     A rule is ``(triggers, pattern)`` or ``(triggers, pattern, tag)``; :meth:`tagged`

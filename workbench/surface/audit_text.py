@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from workbench.surface import audit_lexicon as lex
+from workbench.surface import audit_user_data as ud
+from workbench.surface.audit_gates import gates_of, opens
 from workbench.surface.audit_match import CaseBlind, compiled, rx
 from workbench.surface.audit_names import foreign_names_in, names_foreign
 
@@ -193,137 +195,6 @@ def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
     return any(p in sentence for p in ctx.params if len(p) > 1)
 
 
-# Substring triggers (phrases such as "so far", "~/", ".env") are looked for only when
-# their longest run of letters and digits occurs inside one of the text's words: that run
-# must, wherever the phrase occurs. Phrases whose run is one letter ("n't", "'s", in most
-# texts) or that have none ("#", "~/.") are looked for behind a mark they hold instead.
-_PHRASES = frozenset(lex.PHRASE_TRIGGERS)
-
-
-def _head(phrase: str) -> str:
-    return max(_WORD.findall(phrase), key=len, default="")
-
-
-def _mark(phrase: str) -> str:
-    return next(c for c in phrase if not c.isalnum() and not c.isspace())
-
-
-_BY_HEAD: dict[str, tuple[str, ...]] = {}
-_BY_MARK: dict[str, tuple[str, ...]] = {}
-for _p in sorted(_PHRASES):
-    if len(_head(_p)) > 1:
-        _BY_HEAD[_head(_p)] = (*_BY_HEAD.get(_head(_p), ()), _p)
-    else:
-        assert " " not in _p, "_gates looks for these as written"
-        _BY_MARK[_mark(_p)] = (*_BY_MARK.get(_mark(_p), ()), _p)
-_HEADS = frozenset(_BY_HEAD)
-_MARKED = tuple(_BY_MARK.items())
-_WORD_TOKENS = tuple(sorted(set(lex.WORD_TRIGGERS) | _HEADS))
-_EXACT = frozenset(t[1:] for t in lex.EXACT_TRIGGERS)
-
-
-def _word_gates(word: str) -> frozenset[str]:
-    """The reading blocks, pattern triggers and phrase heads one lowercased word holds."""
-    out = {t for t in _WORD_TOKENS if t in word}
-    if word in _EXACT:
-        out.add("=" + word)
-    if word in lex.ADDRESS_SET:
-        out.add("address")
-    if word in lex.IMPERATIVE_SET:
-        out.add("imperative")
-    if word.startswith(lex.GATE_SECRET) or any(t in word for t in lex.GATE_SECRET_IN):
-        out.add("secret")
-    return frozenset(out)
-
-
-# Word -> gates for the words met that open something, and the set of words met that open
-# nothing: one C-level set difference drops most of a text's words before any lookup.
-# Bounded: a hostile server can send endless words.
-_WORD_GATES: dict[str, frozenset[str]] = {}
-_WORD_INERT: set[str] = set()
-_WORD_MEMO_MAX = 200_000
-
-
-
-
-def _one_space(text: str) -> str:
-    r"""``re.sub(r"\s+", " ", text)``: each run of blank space as one space.
-
-    By ``str.split``, which splits on the same blank space as ``\s``, at a fraction of the
-    cost of a pattern that looks at every character.
-    """
-    inner = " ".join(text.split())
-    if not inner:
-        return " " if text else ""
-    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
-
-
-def _gates(lower: str, words: set[str] | None = None) -> set[str]:
-    """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
-
-    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_match.
-    Gated`). A set difference, a dictionary lookup per word that opens something and a few
-    substring tests, so most sentences run none of a block's patterns. ``words`` are the
-    text's words (``_WORD`` runs), when the caller has them already.
-    """
-    memo = _WORD_GATES
-    out: set[str] = set()
-    if words is None:
-        words = set(_WORD.findall(lower))
-    for word in words - _WORD_INERT:
-        gates = memo.get(word)
-        if gates is None:
-            gates = _word_gates(word)
-            if len(memo) + len(_WORD_INERT) < _WORD_MEMO_MAX:
-                if gates:
-                    memo[word] = gates
-                else:
-                    _WORD_INERT.add(word)
-        out.update(gates)
-    # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to"
-    # (collapsed only when a phrase with a space is not found as is).
-    spaced = None
-    for head in out & _HEADS:
-        for p in _BY_HEAD[head]:
-            if p in lower:
-                out.add(p)
-            elif " " in p:
-                if spaced is None:
-                    # Printable ASCII holds no blank space but single spaces and runs of them.
-                    plain = lower.isascii() and lower.isprintable() and "  " not in lower
-                    spaced = lower if plain else _one_space(lower)
-                if p in spaced:
-                    out.add(p)
-    for mark, phrases in _MARKED:  # none holds a space
-        if mark in lower:
-            out.update(p for p in phrases if p in lower)
-    if "/" in lower or "\\" in lower:
-        out.add("path")
-    if "_" in lower or "-" in lower:
-        out.add("hook")
-    if "@" in lower or "0x" in lower or "bc1" in lower or "+" in lower:
-        out.add("dest")
-    if "_pat" in lower or "_pass" in lower:
-        out.add("secret")
-    if "tool" in lower or "function" in lower:
-        out.add("generic")
-    return out
-
-
-# Every gate and trigger a reading block of :func:`read_text` tests: a text holding none of
-# them cannot produce a finding, so its sentences are not read one by one. (Counting each
-# Gated rule's AND groups too skipped a quarter more texts, but cost more than it saved.)
-_OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
-                      "generic"}).union(lex.OVERRIDE.triggers, lex.USER_DATA.triggers,
-                                        lex.UNASKED.triggers, lex.SCOPE.triggers,
-                                        lex.SECRET_FILE.triggers)
-
-
-def _opens(gates: set[str]) -> bool:
-    """Whether a reading block of :func:`read_text` may find something behind these gates."""
-    return not gates.isdisjoint(_OPENERS)
-
-
 @lru_cache(maxsize=16)
 def _exposes(sentence: str) -> bool:
     """Whether the sentence asks for a secret's value itself.
@@ -336,9 +207,9 @@ def _exposes(sentence: str) -> bool:
 def mentions_user_data(text: str) -> bool:
     """Whether ``text`` speaks of the user's data or the session (not negated)."""
     lower = text.lower()
-    gates = _gates(lower)
-    return lex.USER_DATA.may_match(gates) and any(
-        not _negated(text, m.start()) for m in lex.USER_DATA.finditer(text, gates))
+    gates = gates_of(lower)
+    return ud.USER_DATA.may_match(gates) and any(
+        not _negated(text, m.start()) for m in ud.USER_DATA.finditer(text, gates))
 
 
 def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
@@ -436,7 +307,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     if single or len(text) < 200:
         lower = text.lower()
         words = set(_WORD.findall(lower))
-        text_gates = _gates(lower, words)
+        text_gates = gates_of(lower, words)
         parts: list[tuple[int, str, set[str]]] | None = None
     else:
         words = set()
@@ -445,17 +316,17 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             lowered = sentence.lower()
             said = set(_WORD.findall(lowered))
             words |= said
-            parts.append((offset, sentence, _gates(lowered, said)))
+            parts.append((offset, sentence, gates_of(lowered, said)))
         text_gates = set().union(*(g for _, _, g in parts))
     g_tools = names_foreign(text, words, ctx.foreign)
-    if not g_tools and not _opens(text_gates):
+    if not g_tools and not opens(text_gates):
         return out  # nothing in the text can open any reading block
     narrow = parts is not None  # each sentence has its own gates
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
         parts = [(0, text, text_gates)] if single else [
             (offset, sentence, text_gates) for offset, sentence in sentences(text)]
     for index, (offset, sentence, gates) in enumerate(parts):
-        if not g_tools and narrow and not _opens(gates):
+        if not g_tools and narrow and not opens(gates):
             continue  # nothing in this sentence can open a block
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
@@ -479,21 +350,21 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         if address or imperative:
             beyond = lex.BEYOND.search(sentence, gates)
             transfer = lex.TRANSFER.search(sentence, gates)
-            personal = lex.PERSONAL.search(sentence) if transfer else None
+            personal = ud.PERSONAL.search(sentence) if transfer else None
             # Negated, or the tool's own subject (a contacts tool asks for a phone number).
             if personal and (_negated(sentence, personal.start()) or ctx.topic & (
-                    lex.USER_DATA_TOPICS["personal"] | lex.USER_DATA_TOPICS["session"])
+                    ud.USER_DATA_TOPICS["personal"] | ud.USER_DATA_TOPICS["session"])
                     or _own_input(sentence, personal, ctx)):
                 personal = None
             # A description's first sentence says what the tool does, often as an imperative
             # ("Add a review comment to the user's review"); later ones address the reader.
-            if imperative and not index and not is_param and personal and not lex.SESSION.search(
+            if imperative and not index and not is_param and personal and not ud.SESSION.search(
                     sentence):
                 imperative = None
             priority = lex.PRIORITY.search(sentence, gates)
             strong = address and lex.STRONG.search(sentence) and not _names_own_param(sentence,
                                                                                     ctx)
-        if personal and (address or imperative) and not ctx.topic & lex.SESSION_TOPICS:
+        if personal and (address or imperative) and not ctx.topic & ud.SESSION_TOPICS:
             directive = True
             add("secret.request", "high", offset + personal.start(), offset + personal.end(),
                 "asks for the user's data or the conversation, which this tool does not need")
@@ -561,9 +432,9 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         # 5. The user's data or the session (the conversation, what the user shared, their
         #    name or address): a mention is a warning unless it is the tool's subject; asking
         #    for it to be passed, put into a parameter or recorded has no honest reading.
-        if lex.USER_DATA.may_match(gates):
-            for family, m in lex.USER_DATA.tagged(sentence, gates):
-                if ctx.topic & lex.USER_DATA_TOPICS[family] or _negated(
+        if ud.USER_DATA.may_match(gates):
+            for family, m in ud.USER_DATA.tagged(sentence, gates):
+                if ctx.topic & ud.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 # "the commit author's name" is a field of the commit, not the user's data.

@@ -1,0 +1,185 @@
+"""Which reading blocks a text can open: the trigger strings it holds, found cheaply.
+
+Most sentences of most tools are honest and plain. Before any pattern of a reading block
+runs, :func:`gates_of` finds which triggers a text holds (words that open a block, runs of
+letters inside words, phrases, punctuation marks), and :func:`opens` says whether any block
+may find something behind them. The patterns themselves are
+:class:`~workbench.surface.audit_match.Gated` rules in :mod:`~workbench.surface.audit_lexicon`.
+"""
+
+from __future__ import annotations
+
+from workbench.surface import audit_lexicon as lex
+from workbench.surface import audit_user_data as ud
+from workbench.surface.audit_match import Gated
+
+__all__ = ["gates_of", "one_space", "opens"]
+
+_WORD = lex.WORD
+
+# Cheap gates for the blocks that are not Gated patterns (those carry their own triggers):
+# whole words that open the address and imperative blocks, word prefixes the secret block.
+_GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
+                 "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
+                 "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
+                 "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
+                 "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
+                 "deemed", "users", "teams", "people", "partner", "arrangement", "established",
+                 "travellers", "travelers", "customers", "developers", "clients",
+                 "expects", "loves", "appreciates", "prefers", "great",
+                 "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful",
+                 "customarily", "conventionally", "convention", "traditionally")
+_GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
+                    "share", "give", "forward", "copy", "post", "email", "append", "leak",
+                    "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
+                    "open", "fetch", "store", "keep")
+# (``_PAT`` and ``_PASS`` of ``GITHUB_PAT`` are found by substring: "pat" and "pass" begin
+# too many everyday words.)
+_GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie", "otp",
+                "2fa", "environment", "phrase", "sign", "log", "connection", "authorization",
+                "mnemonic", "seed", "recovery", "backup")
+# ... and anywhere in a word: "apikey", "authtoken", "clientsecret" are one word each.
+_GATE_SECRET_IN = ("key", "token", "secret", "passw", "cookie")
+_ADDRESS_SET = frozenset(_GATE_ADDRESS)
+_IMPERATIVE_SET = frozenset(_GATE_IMPERATIVE)
+
+
+# The trigger index: every trigger of every Gated pattern (the vocabulary modules, imported
+# above, have registered theirs), sorted by how it is found.
+_ALL_TRIGGERS = frozenset().union(*(g.all_triggers for g in Gated.registry))
+# Triggers that are one run of letters and digits: found inside a text's words.
+_WORD_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if t.isalnum()))
+# Triggers that are a whole word, written ``=word`` ("=ai" is not in "email").
+_EXACT_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS if t[0] == "=" and t[1:].isalnum()))
+# Triggers with spaces or punctuation ("so far", "<", "[//]"): found by substring.
+_PHRASE_TRIGGERS = tuple(sorted(t for t in _ALL_TRIGGERS
+                                if not t.isalnum() and t not in _EXACT_TRIGGERS))
+
+
+# Substring triggers (phrases such as "so far", "~/", ".env") are looked for only when
+# their longest run of letters and digits occurs inside one of the text's words: that run
+# must, wherever the phrase occurs. Phrases whose run is one letter ("n't", "'s", in most
+# texts) or that have none ("#", "~/.") are looked for behind a mark they hold instead.
+_PHRASES = frozenset(_PHRASE_TRIGGERS)
+
+
+def _head(phrase: str) -> str:
+    return max(_WORD.findall(phrase), key=len, default="")
+
+
+def _mark(phrase: str) -> str:
+    return next(c for c in phrase if not c.isalnum() and not c.isspace())
+
+
+_BY_HEAD: dict[str, tuple[str, ...]] = {}
+_BY_MARK: dict[str, tuple[str, ...]] = {}
+for _p in sorted(_PHRASES):
+    if len(_head(_p)) > 1:
+        _BY_HEAD[_head(_p)] = (*_BY_HEAD.get(_head(_p), ()), _p)
+    else:
+        assert " " not in _p, "gates_of looks for these as written"
+        _BY_MARK[_mark(_p)] = (*_BY_MARK.get(_mark(_p), ()), _p)
+_HEADS = frozenset(_BY_HEAD)
+_MARKED = tuple(_BY_MARK.items())
+_WORD_TOKENS = tuple(sorted(set(_WORD_TRIGGERS) | _HEADS))
+_EXACT = frozenset(t[1:] for t in _EXACT_TRIGGERS)
+
+
+def _word_gates(word: str) -> frozenset[str]:
+    """The reading blocks, pattern triggers and phrase heads one lowercased word holds."""
+    out = {t for t in _WORD_TOKENS if t in word}
+    if word in _EXACT:
+        out.add("=" + word)
+    if word in _ADDRESS_SET:
+        out.add("address")
+    if word in _IMPERATIVE_SET:
+        out.add("imperative")
+    if word.startswith(_GATE_SECRET) or any(t in word for t in _GATE_SECRET_IN):
+        out.add("secret")
+    return frozenset(out)
+
+
+# Word -> gates for the words met that open something, and the set of words met that open
+# nothing: one C-level set difference drops most of a text's words before any lookup.
+# Bounded: a hostile server can send endless words.
+_WORD_GATES: dict[str, frozenset[str]] = {}
+_WORD_INERT: set[str] = set()
+_WORD_MEMO_MAX = 200_000
+
+
+def one_space(text: str) -> str:
+    r"""``re.sub(r"\s+", " ", text)``: each run of blank space as one space.
+
+    By ``str.split``, which splits on the same blank space as ``\s``, at a fraction of the
+    cost of a pattern that looks at every character.
+    """
+    inner = " ".join(text.split())
+    if not inner:
+        return " " if text else ""
+    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
+
+
+def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
+    """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
+
+    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_match.
+    Gated`). A set difference, a dictionary lookup per word that opens something and a few
+    substring tests, so most sentences run none of a block's patterns. ``words`` are the
+    text's words (``_WORD`` runs), when the caller has them already.
+    """
+    memo = _WORD_GATES
+    out: set[str] = set()
+    if words is None:
+        words = set(_WORD.findall(lower))
+    for word in words - _WORD_INERT:
+        gates = memo.get(word)
+        if gates is None:
+            gates = _word_gates(word)
+            if len(memo) + len(_WORD_INERT) < _WORD_MEMO_MAX:
+                if gates:
+                    memo[word] = gates
+                else:
+                    _WORD_INERT.add(word)
+        out.update(gates)
+    # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to"
+    # (collapsed only when a phrase with a space is not found as is).
+    spaced = None
+    for head in out & _HEADS:
+        for p in _BY_HEAD[head]:
+            if p in lower:
+                out.add(p)
+            elif " " in p:
+                if spaced is None:
+                    # Printable ASCII holds no blank space but single spaces and runs of them.
+                    plain = lower.isascii() and lower.isprintable() and "  " not in lower
+                    spaced = lower if plain else one_space(lower)
+                if p in spaced:
+                    out.add(p)
+    for mark, phrases in _MARKED:  # none holds a space
+        if mark in lower:
+            out.update(p for p in phrases if p in lower)
+    if "/" in lower or "\\" in lower:
+        out.add("path")
+    if "_" in lower or "-" in lower:
+        out.add("hook")
+    if "@" in lower or "0x" in lower or "bc1" in lower or "+" in lower:
+        out.add("dest")
+    if "_pat" in lower or "_pass" in lower:
+        out.add("secret")
+    if "tool" in lower or "function" in lower:
+        out.add("generic")
+    return out
+
+
+# Every gate and trigger a reading block of ``audit_text.read_text`` tests: a text holding
+# none of them cannot produce a finding, so its sentences are not read one by one. (Counting each
+# Gated rule's AND groups too skipped a quarter more texts, but cost more than it saved.)
+_OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
+                      "generic"}).union(lex.OVERRIDE.triggers, ud.USER_DATA.triggers,
+                                        lex.UNASKED.triggers, lex.SCOPE.triggers,
+                                        lex.SECRET_FILE.triggers)
+
+
+def opens(gates: set[str]) -> bool:
+    """Whether a reading block of ``audit_text.read_text`` may find something behind ``gates``."""
+    return not gates.isdisjoint(_OPENERS)
