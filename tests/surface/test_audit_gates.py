@@ -33,3 +33,11 @@ def test_a_full_word_memo_reads_new_words_without_keeping_them(monkeypatch):
     monkeypatch.setattr(audit_gates, "_WORD_MEMO_MAX", 1)
     assert audit_gates.gates_of(text) == expected
     assert audit_gates._WORD_GATES == kept
+
+
+def test_words_are_the_runs_of_letters_and_digits_the_pattern_finds():
+    pool = [*"aZz09 _-./\t\n'\"", "é", "ß", "İ", "\u200b", "\x00", "\x7f", "ｆ"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
+        assert audit_gates.words_in(text) == set(re.findall(r"[a-z0-9]+", text)), repr(text)

@@ -13,9 +13,23 @@ from workbench.surface import audit_lexicon as lex
 from workbench.surface import audit_user_data as ud
 from workbench.surface.audit_match import Gated
 
-__all__ = ["gates_of", "one_space", "opens"]
+__all__ = ["gates_of", "one_space", "opens", "words_in"]
 
 _WORD = lex.WORD
+# Every byte but a-z and 0-9 as a space: an ASCII text's words are then its split.
+_NOT_WORD = bytes(c if chr(c) in "abcdefghijklmnopqrstuvwxyz0123456789" else 32
+                  for c in range(256))
+
+
+def words_in(text: str) -> set[str]:
+    """``set(WORD.findall(text))``: the runs of a-z and 0-9.
+
+    An ASCII text by a byte translation and a split, at two thirds of the pattern's cost.
+    """
+    if text.isascii():
+        return set(text.encode().translate(_NOT_WORD).decode().split())
+    return set(_WORD.findall(text))
+
 
 # Cheap gates for the blocks that are not Gated patterns (those carry their own triggers):
 # whole words that open the address and imperative blocks, word prefixes the secret block.
@@ -130,7 +144,7 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
     memo = _WORD_GATES
     out: set[str] = set()
     if words is None:
-        words = set(_WORD.findall(lower))
+        words = words_in(lower)
     for word in words - _WORD_INERT:
         gates = memo.get(word)
         if gates is None:

@@ -28,7 +28,7 @@ from functools import cached_property, lru_cache
 
 from workbench.surface import audit_lexicon as lex
 from workbench.surface import audit_user_data as ud
-from workbench.surface.audit_gates import gates_of, opens
+from workbench.surface.audit_gates import gates_of, opens, words_in
 from workbench.surface.audit_match import CaseBlind, compiled, rx
 from workbench.surface.audit_names import foreign_names_in, names_foreign
 
@@ -84,7 +84,7 @@ def words_of(*texts: str) -> frozenset[str]:
     """Lowercased word tokens, splitting ``snake_case``, ``kebab-case`` and ``camelCase``."""
     out: set[str] = set()
     for text in texts:
-        out.update(_WORD.findall(_CAMEL.sub(" ", text).lower()))
+        out |= words_in(_CAMEL.sub(" ", text).lower())
     return frozenset(out)
 
 
@@ -306,7 +306,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
     if single or len(text) < 200:
         lower = text.lower()
-        words = set(_WORD.findall(lower))
+        words = words_in(lower)
         text_gates = gates_of(lower, words)
         parts: list[tuple[int, str, set[str]]] | None = None
     else:
@@ -314,7 +314,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         parts = []
         for offset, sentence in sentences(text):
             lowered = sentence.lower()
-            said = set(_WORD.findall(lowered))
+            said = words_in(lowered)
             words |= said
             parts.append((offset, sentence, gates_of(lowered, said)))
         text_gates = set().union(*(g for _, _, g in parts))
