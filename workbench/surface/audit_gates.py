@@ -110,6 +110,10 @@ def _word_gates(word: str) -> frozenset[str]:
         out.add("imperative")
     if word.startswith(_GATE_SECRET) or any(t in word for t in _GATE_SECRET_IN):
         out.add("secret")
+    if "0x" in word or "bc1" in word:  # a wallet address
+        out.add("dest")
+    if "tool" in word or "function" in word:
+        out.add("generic")
     return frozenset(out)
 
 
@@ -176,12 +180,10 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
         out.add("path")
     if "_" in lower or "-" in lower:
         out.add("hook")
-    if "@" in lower or "0x" in lower or "bc1" in lower or "+" in lower:
+    if "@" in lower or "+" in lower:  # (0x and bc1 of a wallet address: by word)
         out.add("dest")
     if "_pat" in lower or "_pass" in lower:
         out.add("secret")
-    if "tool" in lower or "function" in lower:
-        out.add("generic")
     return out
 
 
