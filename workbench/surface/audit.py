@@ -224,30 +224,41 @@ def _spoken_name(name: str) -> str:
     return ""
 
 
+# The keys of a parameter's schema whose strings a model reads as they are, and those whose
+# values are sent as they are unless someone changes them.
+_TEXT_KEYS = ("description", "title")
+_VALUE_KEYS = ("default", "enum", "examples", "const")
+_VALUE_SET = frozenset(_VALUE_KEYS)
+_NESTING = frozenset({"items", "properties"})
+
+
 def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str]],
                   depth: int) -> None:
     for param, schema in props.items():
         field = f"{where}.{param}"
-        name = str(param)
-        spoken = _spoken_name(name)
+        spoken = _spoken_name(str(param))
         if spoken:
             out.append((f"{field}.name", spoken))
         if not is_map(schema):
             continue
-        for key in ("description", "title"):
-            if isinstance(schema.get(key), str) and schema[key]:
-                out.append((f"{field}.{key}", schema[key]))
-        for key in ("default", "enum", "examples", "const"):
-            values = schema.get(key)
-            if values is None:
-                continue
-            if is_map(values):  # an object default: {"Authorization": "..."}
-                values = [f"{k}: {v}" for k, v in values.items()]
-            strings = [v for v in (values if isinstance(values, list) else [values])
-                       if isinstance(v, str) and v]
-            if strings:  # one text per list: a path or a payload can be any one value
-                out.append((f"{field}.{key}", "; ".join(strings)))
-        if depth < _MAX_DEPTH:
+        for key in _TEXT_KEYS:
+            text = schema.get(key)
+            if text and isinstance(text, str):
+                out.append((f"{field}.{key}", text))
+        # Most parameters have none of these keys: one pass over the schema's own keys
+        # rules them all out (a set is disjoint from a mapping by looking up its keys).
+        if not _VALUE_SET.isdisjoint(schema):
+            for key in _VALUE_KEYS:
+                values = schema.get(key)
+                if values is None:
+                    continue
+                if is_map(values):  # an object default: {"Authorization": "..."}
+                    values = [f"{k}: {v}" for k, v in values.items()]
+                strings = [v for v in (values if isinstance(values, list) else [values])
+                           if isinstance(v, str) and v]
+                if strings:  # one text per list: a path or a payload can be any one value
+                    out.append((f"{field}.{key}", "; ".join(strings)))
+        if depth < _MAX_DEPTH and not _NESTING.isdisjoint(schema):
             for child in (schema.get("items"), schema):
                 nested = child.get("properties") if is_map(child) else None
                 if is_map(nested):
