@@ -32,6 +32,7 @@ def is_map(value: object) -> bool:
 # Every parameter of a schema as ``(path, name, schema)``, nested ones included: walked once
 # per tool by ``audit_schema.check_schema`` and read by each of its checks.
 Table = tuple[tuple[str, str, Any], ...]
+_NESTING = frozenset({"items", "properties"})
 
 
 def walk(props: Mapping[str, Any], where: str = "", depth: int = 0,
@@ -40,7 +41,8 @@ def walk(props: Mapping[str, Any], where: str = "", depth: int = 0,
     for param, schema in props.items():
         path = f"{where}{param}"
         yield path, str(param), schema
-        if depth < 4 and is_map(schema):
+        # Most parameters nest nothing: one pass over their keys says so.
+        if depth < 4 and is_map(schema) and not _NESTING.isdisjoint(schema):
             for child in (schema, schema.get("items")):
                 nested = child.get("properties") if is_map(child) else None
                 if is_map(nested):

@@ -210,13 +210,15 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
     for path, param, schema in table:
         if not is_map(schema):
             continue
-        text = schema.get("description") if isinstance(schema.get("description"), str) else ""
+        text = schema.get("description")
+        if not isinstance(text, str):
+            text = ""
         # An object's own fields say what it asks for: {hostname, username, os, local_ip}.
         fields = schema.get("properties")
         asks = text + (" " + " ".join(VERB_SPLIT.sub(" ", str(f)) for f in fields)
                        if is_map(fields) else "")
         recon = _RECON.findall(asks) if asks and len(_text_words(asks) & _RECON_WORDS) > 1 else []
-        if len({r.lower() for r in recon}) >= 2:
+        if recon and len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}
             if not said & _SYSTEM_TOPICS:
