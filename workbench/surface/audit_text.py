@@ -292,14 +292,6 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
     example, enum or const (sent as is unless someone changes it).
     """
-    out: list[tuple[str, str, int, int, str]] = []
-    seen: set[str] = set()
-
-    def add(code: str, severity: str, start: int, end: int, reason: str) -> None:
-        if code not in seen:
-            seen.add(code)
-            out.append((code, severity, start, end, reason))
-
     # Gates first: a block whose words a sentence lacks skips it. A short text's gates serve
     # all its sentences; a long one's are each sentence's own, and the text's are their union
     # (so a long text is tokenised once, by sentence).
@@ -320,7 +312,15 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         text_gates = set().union(*(g for _, _, g in parts))
     g_tools = names_foreign(text, words, ctx.foreign)
     if not g_tools and not opens(text_gates):
-        return out  # nothing in the text can open any reading block
+        return []  # nothing in the text can open any reading block
+    out: list[tuple[str, str, int, int, str]] = []
+    seen: set[str] = set()
+
+    def add(code: str, severity: str, start: int, end: int, reason: str) -> None:
+        if code not in seen:
+            seen.add(code)
+            out.append((code, severity, start, end, reason))
+
     narrow = parts is not None  # each sentence has its own gates
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
         parts = [(0, text, text_gates)] if single else [
