@@ -41,3 +41,14 @@ def test_words_are_the_runs_of_letters_and_digits_the_pattern_finds():
     for _ in range(20_000):
         text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 12)))
         assert audit_gates.words_in(text) == set(re.findall(r"[a-z0-9]+", text)), repr(text)
+
+
+def test_a_word_meets_every_token_inside_it_by_its_letter_pairs():
+    tokens = audit_gates._WORD_TOKENS
+    rng = random.Random(11)
+    letters = "".join(sorted(set("".join(tokens)))) + "xyz019"
+    words = [*tokens, *(t + t[:3] for t in tokens), *(a + b for a, b in zip(tokens, tokens[1:]))]
+    words += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 60)))
+              for _ in range(5_000)]
+    for word in words:
+        assert audit_gates._tokens_in(word) == {t for t in tokens if t in word}, word
