@@ -47,7 +47,8 @@ def test_a_word_meets_every_token_inside_it_by_its_letter_pairs():
     tokens = audit_gates._WORD_TOKENS
     rng = random.Random(11)
     letters = "".join(sorted(set("".join(tokens)))) + "xyz019"
-    words = [*tokens, *(t + t[:3] for t in tokens), *(a + b for a, b in zip(tokens, tokens[1:]))]
+    words = [*tokens, *(t + t[:3] for t in tokens),
+             *(a + b for a, b in zip(tokens, tokens[1:], strict=False))]
     words += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 60)))
               for _ in range(5_000)]
     for word in words:

@@ -53,6 +53,8 @@ _CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "n
 _SECRET_OBJECT = CaseBlind(r"\s+(?:(?:your|the|its|their|any|a|an)\s+)?(?:[\w-]+\s+){0,2}?"
                            r"(?:tokens?|keys?|passwords?|credentials?|secrets?|cookies?)\b")
 _EXCEPT = CaseBlind(r"\b(?:except|other\s+than|apart\s+from|only\s+to|but\s+to)\b")
+# "no network unless `allow_network: true`": a condition the open-world hint does not break.
+_UNLESS = CaseBlind(r"\bunless\b")
 _OFFLINE_CLAIM = CaseBlind(
     r"\boffline\b|\bno\s+network\b|\bno\s+data\s+leaves\b|\bnever\s+leaves\b|"
     r"\bnothing\s+(?:is\s+|gets\s+|ever\s+)?(?:sent|shared|uploaded|transmitted|"
@@ -75,7 +77,7 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "follow", "unfollow", "star", "unstar", "subscribe", "unsubscribe",
                      "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
                      "donate", "chmod", "chown", "ownership", "permissions", "sweep",
-                     "withdraw", "payout", "refund", "settle"})
+                     "withdraw", "payout", "refund", "settle", "submit", "transmit"})
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -147,7 +149,7 @@ _SENDS = frozenset({"webhook", "callback", "recipient", "recipients", "cc", "bcc
 
 
 _SENDING_FLAGS = frozenset({"send", "publish", "share", "notify", "upload", "post", "email",
-                            "sync", "forward", "broadcast"})
+                            "sync", "forward", "broadcast", "submit", "transmit"})
 
 
 def _sends(table: Table, strict: bool = False) -> str:
@@ -300,7 +302,10 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
             if not m or claim is _OFFLINE_CLAIM and (_EXCEPT.search(sentence, m.end()) or (
                     _SECRET_OBJECT.match(sentence[m.end():m.end() + 60]))):
                 continue
-            why = evidence(tool, table)
+            # A conditional claim holds beside an open-world hint, not beside a schema that
+            # sends by default ("nothing is sent unless you choose to" with send_now on).
+            conditional = claim is _OFFLINE_CLAIM and _UNLESS.search(sentence, m.end())
+            why = _sends(table) if conditional else evidence(tool, table)
             if why:
                 out.append(("schema.contradiction", "warning", "description",
                             offset + m.start(), offset + m.end(),

@@ -92,7 +92,7 @@ OVERRIDE = Gated(
      r"administrator|admin|platform|security\s+team)|\bmaintenance\s+mode\b|\bfailure\s+to\s+"
      r"comply\b|\b(?:will\s+be|will)\s+suspend(?:ed)?\b"),
     (("without",), r"\bwithout\s+(?:telling|informing|notifying|asking|alerting|showing|"
-     r"mentioning|dwelling\s+on|noting|disclosing|revealing|drawing\s+attention\s+to|reference\s+to"
+     r"mentioning|bringing\s+(?:it|this|that|them)\s+up|dwelling\s+on|noting|disclosing|revealing|drawing\s+attention\s+to|reference\s+to"
      r"\s+this\s+(?:service|tool|server|integration))\b"
      # Asking in other words: "without checking with the user", "without interrupting the
      # user to ask" (not "runs without interrupting the user": that is an outcome).
@@ -110,6 +110,12 @@ OVERRIDE = Gated(
      r"\b(?:asking|checking\s+(?:in\s+)?with|confirming\s+with|consulting|interrupting|"
      r"bothering)\s+(?:the\s+user|them)\s+(?:\w+\s+){0,2}?(?:is|are)\s+(?:\w+\s+){0,2}?"
      r"unnecessary\b"),
+    # ... or in the passive: "reviewers rarely need to be consulted about this copy".
+    ((("consulted", "asked", "told", "informed", "notified", "involved", "bothered"), ("need",)),
+     r"\b(?:the\s+)?(?:users?|reviewers?|owners?|approvers?|customers?|clients?|people|humans?|"
+     r"they|them)\s+(?:rarely|seldom|never|don'?t|do\s+not|does\s+not|doesn'?t|needn'?t)\s+"
+     r"(?:really\s+|usually\s+|generally\s+)?need\s+(?:to\s+)?(?:be\s+)?(?:consulted|asked|told|"
+     r"informed|notified|involved|bothered)\b"),
     ((("=own",), ("judgment", "judgement", "opinion", "recommendation", "idea", "view")),
      r"\b(?:assistant|model|agent|ai|your)(?:'s)?\s+own\s+(?:independent\s+)?(?:judge?ment|opinion|"
      r"recommendation|idea|view)\b"),
@@ -313,6 +319,9 @@ SCOPE = Gated(
     (("whatever the", "everything in the user", "everything in their"),
      r"\bwhatever\s+the\s+(?:question|request|task|user\s+asked)\s+(?:was|is)\s+about\b|"
      r"\beverything\s+in\s+(?:the\s+user'?s|their)\b"),
+    # A remote script piped into a shell: code no one asked for, run wherever it is put.
+    ((("curl", "wget"), ("|",)),
+     r"\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|k|da)?sh\b"),
     (("along with the", "together with the"),
      r"\b(?:along|together)\s+with\s+the\s+(?:requested|asked|user'?s)\b"),
     # "even when the summary was only requested for the user", "even if the user only asked

@@ -34,7 +34,10 @@ _PARAM_REF = CaseBlind(
     rf"{_QUOTED}\s+{_PARAM_WORD}\b"
     rf"|\b{_PARAM_WORD}\s+(?:named\s+|called\s+)?{_QUOTED}"
     rf"|\b{_PARAM_WORD}\s+(?:named|called)\s+([a-z_][a-z0-9_]*)"
-    rf"|\b(?:set|pass|provide|use)\s+(?:the\s+)?{_QUOTED}\s+(?:to|as|argument|parameter)\b")
+    rf"|\b(?:set|pass|provide|use)\s+(?:the\s+)?{_QUOTED}\s+(?:to|as|argument|parameter)\b"
+    # "pass `dry_run: true`", "set `force=false`": a name with its value.
+    r"|\b(?:set|pass)\s+(?:the\s+)?[`'\"]([a-z_][a-z0-9_]*)\s*[:=]\s*(?:true|false|null|none|yes|"
+    r"no|on|off|\d+)[`'\"]")
 
 
 def phantom_params(text: str, properties: Iterable[str]) -> list[tuple[str, int, int]]:
@@ -152,13 +155,15 @@ def _explains(text: str) -> bool:
 _RECON = CaseBlind(r"\b(?:hostname|host\s+name|user\s*name|os\s+version|operating\s+system|"
                     r"installed\s+(?:tools|software|packages|apps|programs)|running\s+processes|"
                     r"ip\s+address|mac\s+address|shell|home\s+directory|machine\s+(?:name|id)|"
-                    r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number)\b")
+                    r"device\s+id|environment\s+variables|kernel|cpu|serial\s+number|uname|"
+                    r"printenv|(?<=`)env(?=`)|(?:the\s+)?(?:caller|user|client)'s\s+(?:machine|"
+                    r"computer|host|workstation))\b")
 # Words every reconnaissance phrase holds one of: fewer than two, and _RECON cannot find two.
 _RECON_WORDS = frozenset({"hostname", "host", "user", "username", "os", "operating", "installed",
                           "running", "ip", "mac", "shell", "home", "machine", "device",
                           "environment", "kernel", "cpu", "serial", "name", "address",
                           "version", "system", "processes", "directory", "id", "number",
-                          "variables"})
+                          "variables", "uname", "printenv", "env", "computer", "workstation"})
 
 
 @functools.lru_cache(maxsize=8192)

@@ -142,7 +142,8 @@ _LOOK = 300
 # A list of what a tool looks for, whatever its name: "red flags it recognises: ...".
 _RECOGNISES = CaseBlind(r"\b(?:red\s+flags?|warning\s+signs?|tell-?tale\s+signs?)\b|\b(?:it|"
                         r"this\s+tool)\s+(?:recogni[sz]es|detects|flags|catches|spots|looks\s+"
-                        r"for)\b")
+                        r"for)\b|\b(?:known|common|typical)\s+(?:[\w-]+\s+){0,2}?(?:patterns|"
+                        r"indicators|techniques)\b")
 
 
 def _negated(sentence: str, start: int) -> bool:
@@ -188,6 +189,39 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
     if not marks or said is not None and said.end() > marks[-1].start():
         return False
     return len(_WORD.findall(_QUOTE.sub(" ", sentence[marks[-1].end():start]).lower())) <= 14
+
+
+def _listed(sentence: str, start: int, end: int, ctx: ToolContext) -> bool:
+    """The span is an example in a list of what a security tool, or the sentence, looks for.
+
+    Quotes alone do not excuse a path (`cat ~/.git-credentials` is a command): the tool must
+    be about security, or the sentence must say it lists patterns ("reports known
+    tool-poisoning patterns: text asking the model to read ~/.ssh/id_rsa, ...").
+    """
+    return bool(ctx.topic & lex.SECURITY_TOPICS or _RECOGNISES.search(
+        sentence[max(0, start - _LOOK):start])) and _quoted(sentence, start, end, ctx)
+
+
+# Where secrets belong instead: "keep secrets in repo secrets, not here".
+_ELSEWHERE = CaseBlind(r"\b(?:keep|store|leave|put)\s+[^,;.]{0,60}?,?\s+not\s+(?:here|in\s+"
+                       r"(?:this|these)\b)")
+
+
+_PARAM_PLACE = re.compile(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?(?:[`'\"](\w+)[`'\"]|"
+                          r"(\w+)\s+(?:field|parameter|param|argument|input))")
+
+
+def _kept_elsewhere(sentence: str, start: int, end: int, ctx: ToolContext) -> bool:
+    """The span is advice to keep a secret somewhere other than this tool.
+
+    Not when the place is one of the tool's own parameters, quoted or called one: "put your
+    token in `notes`, not here" still asks for it ("in repo secrets" is no parameter).
+    """
+    for m in _ELSEWHERE.finditer(sentence):
+        if m.start() <= start and end <= m.end():
+            return not any((p.group(1) or p.group(2)) in ctx.params
+                           for p in _PARAM_PLACE.finditer(m.group()))
+    return False
 
 
 def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
@@ -389,7 +423,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                         words_of(m.group()), ctx, sentence, file=True,
                         blanket=not is_value) and not _exposes(sentence):
                     continue  # its own subject, unless the values themselves are asked for
-                if ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx):
+                if _listed(sentence, m.start(), m.end(), ctx):
                     continue
                 # Where the tool keeps its own token ("stores it in the OS keychain").
                 if "keychain" in m.group().lower() and lex.STORED_IN.search(
@@ -406,7 +440,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
         m = lex.READ_PATH.search(sentence, gates) if "path" in gates else None
         if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS and not (
-                ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
+                _listed(sentence, m.start(), m.end(), ctx)):
             add("secret.file", "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
@@ -415,7 +449,8 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             transfer = lex.TRANSFER.search(sentence, gates)
         # A security tool's list of examples quotes secrets it looks for.
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
-                                                                    m.end(), ctx):
+                                                                    m.end(), ctx) and not (
+                _kept_elsewhere(sentence, m.start(), m.end(), ctx)):
             # "your AWS_SECRET_KEY in symbol": placed into one of this tool's parameters.
             placed = _PLACED.search(sentence[m.end():m.end() + 40])
             if placed and placed.group(1) not in ctx.params:

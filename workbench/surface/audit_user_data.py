@@ -125,6 +125,9 @@ USER_DATA = Gated(
      "personal"),
     ((("name",), ("addresses",)), r"\bnames?\s+and\s+e-?mail\s+addresses\b", "personal"),
     ((("=who",), ("user", "person")), r"\bwho\s+the\s+(?:user|person)\s+is\b", "personal"),
+    ((("meeting", "located", "staying"), ("=who", "=where")),
+     r"\bwho\s+(?:the\s+user\s+is|they\s+are)\s+meeting\b|\bwhere\s+(?:the\s+user\s+is|they\s+"
+     r"are)\s+(?:currently\s+)?(?:located|staying)\b", "personal"),
     (("everyone", "everybody", "participants"),
      r"\b(?:names?|e-?mails?|details|contacts?|addresses)\s+of\s+(?:everyone|everybody|all\s+"
      r"(?:the\s+)?participants)\b", "personal"),
@@ -137,6 +140,9 @@ USER_DATA = Gated(
      r"\b(?:currently\s+)?open\s+(?:tabs|documents|windows)\b|\bother\s+(?:files|documents|tabs|"
      r"windows)\s+(?:currently\s+)?(?:open|opened)\b", "resources"),
     (("clipboard",), r"\bclipboard\b", "resources"),
+    ((("=tab", "=tabs"), ("open", "banking", "bank", "webmail", "mail")),
+     r"\b(?:every|each|all)\s+(?:the\s+)?(?:currently\s+)?open\s+tabs?\b|\b(?:banking|bank|"
+     r"webmail|e-?mail)\s+tabs?\b", "resources"),
     ((("open",), ("workspace", "editor", "=ide", "browser")),
      r"\bopen\s+in\s+the\s+(?:workspace|editor|ide|browser)\b", "resources"),
     ((("content",), ("files",)),
