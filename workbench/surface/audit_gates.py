@@ -42,7 +42,8 @@ _GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "a
                  "travellers", "travelers", "customers", "developers", "clients",
                  "expects", "loves", "appreciates", "prefers", "great",
                  "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful",
-                 "customarily", "conventionally", "convention", "traditionally")
+                 "customarily", "conventionally", "convention", "traditionally", "customary",
+                 "convenient", "smoother")
 _GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

@@ -174,6 +174,13 @@ FAVOUR = Gated(
      r"\b(?:considered|deemed)\s+(?:good\s+|proper\s+)?(?:etiquette|practice|courtesy|polite|"
      r"customary)\b|\b(?:users|people|teams)\s+(?:generally\s+|usually\s+)?(?:appreciate|expect|"
      r"prefer|like)\b"),
+    # A norm or a convenience: "the customary next step is for the assistant to ...", "the
+    # practice group finds it convenient when the assistant ...".
+    (("customary",), r"\b(?:the\s+)?customary\s+(?:next\s+)?(?:step|practice|procedure|routine|"
+     r"courtesy|thing)\b|\bit\s+is\s+customary\b"),
+    (("convenient", "smoother"),
+     r"\b(?:finds?|found)\s+it\s+(?:convenient|smoother)\b|\bgo(?:es)?\s+(?:a\s+lot\s+|much\s+)?"
+     r"smoother\s+when\b|\bit\s+is\s+(?:more\s+)?convenient\s+(?:when|if)\b"),
 )
 # Asking for more than the call: piggy-backed actions and behaviour beyond this tool.
 _BEYOND_TRIGGERS = ("also", "as well", "in addition", "additionally", "each time",

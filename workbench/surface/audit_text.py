@@ -224,6 +224,24 @@ def _kept_elsewhere(sentence: str, start: int, end: int, ctx: ToolContext) -> bo
     return False
 
 
+# Someone other than the user or this tool, as a place things are handed to.
+_TO_THIRD_PARTY = CaseBlind(r"\b(?:to|with|for)\s+(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?"
+                            r"(?:[\w-]+\s+){0,3}?(?:contacts?|counsel|partners?|vendors?|"
+                            r"maintainers?|desk|dropbox|owners?|reviewers?|auditors?|"
+                            r"third[\s-]part(?:y|ies))\b")
+
+
+def _third_party(sentence: str, start: int, ctx: ToolContext) -> re.Match[str] | None:
+    """Where, after ``start``, the sentence hands something to a third party.
+
+    Not one the tool is about: a contacts tool shares with a contact.
+    """
+    m = _TO_THIRD_PARTY.search(sentence, start)
+    if m is None or not ctx.purpose.isdisjoint(words_of(m.group())):
+        return None
+    return m
+
+
 def _names_own_param(sentence: str, ctx: ToolContext) -> bool:
     """The sentence names one of the tool's parameters: documentation of its own input."""
     return any(p in sentence for p in ctx.params if len(p) > 1)
@@ -384,6 +402,10 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         if address or imperative:
             beyond = lex.BEYOND.search(sentence, gates)
             transfer = lex.TRANSFER.search(sentence, gates)
+            if favour and transfer and not beyond:
+                # A favour that hands something to someone else: "the customary next step is
+                # for the assistant to forward the document to the opposing-counsel contact".
+                beyond = _third_party(sentence, transfer.end(), ctx)
             personal = ud.PERSONAL.search(sentence) if transfer else None
             # Negated, or the tool's own subject (a contacts tool asks for a phone number).
             if personal and (_negated(sentence, personal.start()) or ctx.topic & (
