@@ -76,6 +76,10 @@ USER_DATA = Gated(
      r"\b(?:known|learned|learnt|gathered)\s+(?:from|in|during)\s+(?:the|this)\s+(?:session|"
      r"conversation|chat)\b", "session"),
     (("so far",), r"\b(?:session|conversation|chat|discussion)\s+so\s+far\b", "session"),
+    # Identifiers the conversation happened to hold: "any account numbers that have come up".
+    ((("come", "came"), ("numbers", "names", "addresses", "identifiers", "details")),
+     r"\b(?:numbers|names|addresses|identifiers|contact\s+details|personal\s+details)\s+(?:that\s+|"
+     r"which\s+)?(?:have\s+|has\s+|had\s+)?(?:come|came)\s+up\b", "session"),
     (("course of the",), r"\bin\s+the\s+course\s+of\s+the\s+(?:exchange|conversation|chat|"
      r"session|discussion)\b", "session"),
     ((("summary", "recap", "digest"), ("session", "conversation", "chat")),
