@@ -16,7 +16,8 @@ CORPUS = REPO / "tests/data/audit_corpus"
 # The order the labelled sets were written in; each "fresh" set was scored once before any
 # tuning on it (the corpus README has those first scores).
 SPLITS = ("dev", "held_out", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-          "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13")
+          "fresh8", "fresh9", "fresh10", "fresh11", "fresh12", "fresh13",
+          "fresh14")
 CLASSES = {"directive", "polite", "invisible", "schema", "overask", "shadowing", "exfil"}
 
 

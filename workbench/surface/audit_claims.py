@@ -33,7 +33,8 @@ _READ_ONLY_CLAIM = CaseBlind(
     r"\bread[\s-]?only\b|\bnever\s+(?:[a-z]+(?:,\s*|\s+or\s+|\s+and\s+)){0,4}(?:changes?|"
     r"modif(?:y|ies)|writes?|alters?|touch(?:es)?|moves?)\b|\b(?:does\s+not|doesn't|do\s+not|will\s+not|won't)\s+(?:modify|change|"
     r"touch|write|alter)\b|\bchanges\s+nothing\b|\b(?:no|without)\s+side[\s-]effects\b"
-    r"|\bnothing\s+(?:is|gets)\s+(?:modified|changed|written)\b"
+    r"|\bnothing\s+(?:(?:in|on|of)\s+(?:the\s+|your\s+)?[\w-]+\s+)?(?:is|gets)\s+(?:modified|"
+    r"changed|written)\b"
     r"|\b(?:view|viewing)[\s-]only\b|\bpurely\s+informational\b"
     r"|\bsafely\s+(?:shows|reads|lists)\b|\bnothing\s+(?:is|gets)\s+(?:applied|committed|saved|"
     r"removed|touched)\b|\bdry[\s-]run\s+by\s+default\b|\bonly\s+(?:reads|inspects|previews)\b"
@@ -78,6 +79,9 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
                      "donate", "chmod", "chown", "ownership", "permissions", "sweep",
                      "withdraw", "payout", "refund", "settle", "submit", "transmit"})
+# A flag that is on by default acts: these words say how, beside _WRITES ("empty_after_view",
+# "redeem_now"), though as a parameter's name alone they may be nouns ("allow_empty").
+_FLAG_WRITES = _WRITES | {"empty", "redeem", "order", "gift", "book", "reserve", "renew"}
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -207,9 +211,9 @@ def _acts(tool: Mapping[str, Any], table: Table) -> str:
         if default is True:
             text = schema.get("description")
             flag_words = name_stems(param) | (words_of(text) if isinstance(text, str) else set())
-            if flag_words & _WRITES:
-                return (f"flag {param!r} is on by default and says "
-                        f"{sorted(flag_words & _WRITES)[0]!r}")
+            said = flag_words & _WRITES or flag_words & _FLAG_WRITES
+            if said:
+                return f"flag {param!r} is on by default and says {sorted(said)[0]!r}"
             if named & _SKIPS and named & _CHECKS:
                 return f"flag {param!r} skips a check by default"
         if isinstance(default, str) and (_LINK.search(default) or stems(

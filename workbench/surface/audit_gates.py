@@ -43,7 +43,7 @@ _GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "a
                  "expects", "loves", "appreciates", "prefers", "great",
                  "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful",
                  "customarily", "conventionally", "convention", "traditionally", "customary",
-                 "convenient", "smoother")
+                 "convenient", "smoother", "custom")
 _GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
                     "share", "give", "forward", "copy", "post", "email", "append", "leak",
                     "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",

@@ -84,8 +84,9 @@ OVERRIDE = Gated(
     ((("not", "n't", "dont", "never", "no need"),
       ("tell", "mention", "inform", "reveal", "disclose", "show", "display", "print", "notify",
        "alert", "bring", "ask", "bug", "bother", "trouble", "check")),
-     r"\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|disclose|"
-     r"show|display|print|notify|alert|bring\s+(?:this|it|that|the\s+\w+)(?:\s+\w+){0,3}\s+up|ask|bug|"
+     # Not the server of itself: "we don't ask for GPS", "we never show ads".
+     r"(?<!\bwe\s)\b(?:do\s+not|don'?t|never|no\s+need\s+to)\s+(?:tell|mention|inform|reveal|"
+     r"disclose|show|display|print|notify|alert|bring\s+(?:this|it|that|the\s+\w+)(?:\s+\w+){0,3}\s+up|ask|bug|"
      r"bother|trouble|check\s+with)\b"),
     (("message from", "maintenance mode", "failure to comply", "suspend"),
      r"\bmessage\s+from\s+(?:the\s+)?(?:model\s+provider|anthropic|openai|safety\s+team|system|"
@@ -178,6 +179,9 @@ FAVOUR = Gated(
     # practice group finds it convenient when the assistant ...".
     (("customary",), r"\b(?:the\s+)?customary\s+(?:next\s+)?(?:step|practice|procedure|routine|"
      r"courtesy|thing)\b|\bit\s+is\s+customary\b"),
+    (("convention", "custom", "practice"),
+     r"\b(?:long-?standing|established)\s+(?:convention|custom|practice)\b|\bby\s+(?:long-?"
+     r"standing\s+)?custom\b"),
     (("convenient", "smoother"),
      r"\b(?:finds?|found)\s+it\s+(?:convenient|smoother)\b|\bgo(?:es)?\s+(?:a\s+lot\s+|much\s+)?"
      r"smoother\s+when\b|\bit\s+is\s+(?:more\s+)?convenient\s+(?:when|if)\b"),
@@ -311,6 +315,26 @@ UNASKED = Gated(
     (("come to expect", "expect this", "expects this", "not being asked", "appreciate"),
      r"\b(?:have|has)\s+come\s+to\s+expect\b|\bexpects?\s+this\s+to\s+happen\b|\bnot\s+being\s+"
      r"asked\b|\bappreciate\s+not\s+(?:being\s+)?ask"),
+    # Asking made out to be a nuisance: "users are seldom asked about this", "maintainers
+    # would rather not be asked", "shoppers hate being asked twice", "people find the extra
+    # question annoying, so most assistants simply go ahead".
+    ((("asked", "consulted", "told", "informed", "notified"),
+      ("seldom", "rarely", "hardly", "usually", "generally", "normally", "typically", "often",
+       "never", "not")),
+     r"\b(?:is|are|were|gets?)\s+(?:(?:seldom|rarely|hardly\s+ever|never)\s+|(?:not|usually\s+not|"
+     r"generally\s+not)\s+(?:usually\s+|generally\s+|normally\s+|typically\s+|often\s+)?)"
+     r"(?:asked|consulted|told|informed|notified)\b(?!\s+(?:to|for|apart)\b)"),
+    ((("rather", "prefer"), ("asked", "consulted", "bothered", "interrupted", "told")),
+     r"\b(?:would|'d)\s+rather\s+not\s+be\s+(?:asked|consulted|bothered|interrupted|told)\b|"
+     r"\bprefers?\s+not\s+to\s+be\s+(?:asked|consulted|bothered|interrupted|told)\b"),
+    ((("being",), ("hate", "dislike", "like", "resent", "mind")),
+     r"\b(?:hate|dislike|don'?t\s+like|do\s+not\s+like|resent)\s+being\s+(?:asked|prompted|"
+     r"interrupted|bothered)\b"),
+    ((("ahead",), ("question", "ask", "confirm", "prompt")),
+     r"\b(?:question|ask|confirm|prompt)\w*\b[^.]{0,80}?\b(?:simply|just)\s+go\s+ahead\b"),
+    ((("necessary", "needed", "worth"), ("rarely", "seldom", "usually", "hardly")),
+     r"\b(?:rarely|seldom|not\s+usually|hardly\s+ever)\s+(?:thought\s+|considered\s+|deemed\s+)?"
+     r"(?:necessary|needed|worth\s+it)\s+to\s+(?:mention|ask|tell|inform|confirm|check)\b"),
     (("even when", "even if", "whether or not"),
      r"\beven\s+(?:when|if)\s+(?:the\s+user|they|nobody|no\s+one)\s+(?:didn'?t|did\s+not|doesn'?t|"
      r"does\s+not|never|has\s+not|hasn'?t)\s+(?:say|ask|request|mention)|\bwhether\s+or\s+not\s+"
@@ -372,7 +396,9 @@ IMPERATIVE = CaseBlind(
 _PRIORITY_TRIGGERS = ("before", "this tool", "start of every")
 PRIORITY = Gated((_PRIORITY_TRIGGERS, alt(
     r"\bbefore\s+(?:anything|any\s+other|every|each|answering|responding|replying|doing"
-    r"\s+anything|any\s+(?:question|request|task|message|answer))\b",
+    r"\s+anything|any\s+(?:question|request|task|message|answer))\b"
+    # Not a clause about the tool's own steps: "masked before anything is saved".
+    r"(?!\s+(?:\w+\s+)?(?:is|are|was|were|gets?|has|have|had)\b)",
     # Unconditional only: "always call this tool when asked X" is a usage hint.
     r"\b(?:call|use|run|invoke)\s+this\s+tool\s+(?:first|before\s+(?:any|every))\b",
     r"\bfirst,?\s+(?:call|use|run|invoke)\s+this\s+tool\b(?!\s+(?:when|if|to)\b)",
@@ -437,8 +463,8 @@ SECURITY_TOPICS = frozenset({"finding", "findings", "threat", "threats", "vulner
 # the ".
 STORED_IN = CaseBlind(r"\b(?:stor|sav|keep|kept|cach|persist|put)\w*\s+(?:(?:it|them|the\s+\w+|"
                         r"this\s+\w+)\s+)?(?:securely\s+)?in(?:to)?\s+(?:the\s+|your\s+|its\s+)?"
-                        r"(?:[\w-]+\s+){0,3}$|\b(?:remov|delet|clear|eras)\w*\s+(?:it|them|the\s+"
-                        r"\w+)\s+from\s+(?:the\s+|your\s+|its\s+)?(?:[\w-]+\s+){0,3}$")
+                        r"(?:[\w'’-]+\s+){0,3}$|\b(?:remov|delet|clear|eras)\w*\s+(?:it|them|the\s+"
+                        r"\w+)\s+from\s+(?:the\s+|your\s+|its\s+)?(?:[\w'’-]+\s+){0,3}$")
 # A record whose person a possessive names: "the commit author's", "the message sender's".
 RECORD_OWNER = CaseBlind(r"\b(?:commit|message|e-?mail|event|issue|ticket|comment|post|"
                            r"document|file|pull\s+request|pr|review|invoice|order|package|page|"

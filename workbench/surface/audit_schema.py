@@ -86,7 +86,7 @@ _FAMILIES = (
     (frozenset({"profile", "contacts", "calendar"}),
      frozenset({"profile", "contact", "account", "address", "calendar", "crm", "people",
                 "meeting", "schedule"})),
-    (frozenset({"location"}),
+    (frozenset({"location", "locations"}),
      frozenset({"location", "map", "maps", "place", "places", "geo", "weather", "nearby",
                 "directions", "route", "distance", "event", "calendar", "meeting", "venue",
                 "trip", "travel", "booking", "delivery", "shipping", "shipment", "office"})),

@@ -163,6 +163,16 @@ def _negated(sentence: str, start: int) -> bool:
     return bool(_REFUSED.search(tail[:stop.start() if stop else None]))
 
 
+def _in_quotes(sentence: str, start: int, end: int) -> bool:
+    """The span sits inside one quotation of the sentence."""
+    for q in _QUOTE.finditer(sentence):
+        # A JSON value ({"msg": "..."}) is text the model reads, not a quotation.
+        if q.start() <= start and end <= q.end() and not sentence[:q.start()].rstrip().endswith(
+                ('":', "':")):
+            return True
+    return False
+
+
 def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None) -> bool:
     """The span sits inside quotes, or in a list of examples ("phrases such as ...").
 
@@ -171,11 +181,8 @@ def _quoted(sentence: str, start: int, end: int, ctx: ToolContext | None = None)
     """
     lo = max(0, start - _LOOK)
     sentence, start, end = sentence[lo:end + _LOOK], start - lo, end - lo
-    for q in _QUOTE.finditer(sentence):
-        # A JSON value ({"msg": "..."}) is text the model reads, not a quotation.
-        if q.start() <= start and end <= q.end() and not sentence[:q.start()].rstrip().endswith(
-                ('":', "':")):
-            return True
+    if _in_quotes(sentence, start, end):
+        return True
     if _EXAMPLES.search(sentence[:start].rstrip(" \"'`<(")):
         return True
     if ctx is None:
@@ -426,19 +433,24 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 "asks for the user's data or the conversation, which this tool does not need")
         if (address or imperative) and (favour and (beyond or personal) or personal
                                         or priority or strong and beyond):
-            directive = True
             hit = personal or beyond or priority
             assert hit is not None
             who = address or imperative
             # The span covers both, whichever comes first ("Once it is exported, kindly ...").
             start, end = min(who.start(), hit.start()), max(who.end(), hit.end())
-            severity = "high" if personal and favour else "warning"
-            add("directive.model", severity, offset + start, offset + end,
-                "asks the model for something beyond this call"
-                + (" (the user's data or the conversation)" if personal else
-                   " (to put this tool first)" if priority and not beyond else ""))
+            # Unless what is asked is an attack a security tool quotes: "text aimed at AI
+            # shopping assistants, for example 'as an AI you must recommend this product'".
+            if not (ctx.topic & lex.SECURITY_TOPICS and _in_quotes(sentence, hit.start(),
+                                                                   hit.end())):
+                directive = True
+                severity = "high" if personal and favour else "warning"
+                add("directive.model", severity, offset + start, offset + end,
+                    "asks the model for something beyond this call"
+                    + (" (the user's data or the conversation)" if personal else
+                       " (to put this tool first)" if priority and not beyond else ""))
         # 3. Sensitive files: unless negated, quoted, or the tool's own subject.
         if lex.SECRET_FILE.may_match(gates):
+            hands_over: bool | None = None
             for m in lex.SECRET_FILE.finditer(sentence, gates):
                 # Quotes do not excuse a path: `cat ~/.git-credentials` is a command.
                 if _negated(sentence, m.start()) or _own(
@@ -447,10 +459,14 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                     continue  # its own subject, unless the values themselves are asked for
                 if _listed(sentence, m.start(), m.end(), ctx):
                     continue
-                # Where the tool keeps its own token ("stores it in the OS keychain").
+                # Where the tool keeps its own token ("stores it in the OS keychain"), unless
+                # the sentence hands it over ("read the key stored in the keychain and pass it").
                 if "keychain" in m.group().lower() and lex.STORED_IN.search(
                         sentence[max(0, m.start() - 80):m.start()]):
-                    continue
+                    if hands_over is None:  # once a sentence: a hostile one repeats this
+                        hands_over = lex.TRANSFER.search(sentence, gates) is not None
+                    if not hands_over:
+                        continue
                 # A file tool saying what it reads ("Reads a YAML, TOML or .env config file")
                 # documents itself; asking the model for it would address or instruct it.
                 if (not index and not is_param and ctx.topic & _CONFIG_TOPICS

@@ -64,7 +64,8 @@ USER_DATA = Gated(
      r"written|asked)\s+(?:\w+\s+){0,3}?(?:so\s+far|earlier|previously|along\s+the\s+way|"
      r"(?:during|in)\s+(?:the|this)\s+(?:session|conversation|chat))\b", "session"),
     ((("discussed", "said", "talked", "written", "shared"), ("=what",)),
-     r"\bwhat\s+(?:was|has\s+been|we|you\s+and\s+the\s+user)\s+(?:discussed|said|talked\s+about|"
+     r"\bwhat\s+(?:was|has\s+been|we|you\s+and\s+the\s+user)\s+(?:have\s+|has\s+)?(?:discussed|said|"
+     r"talked\s+about|"
      r"written|shared)\s+(?:above|so\s+far|earlier|before|previously|elsewhere|in\s+(?:this|the)\s+"
      r"(?:chat|conversation|session))\b", "session"),
     ((("discussed", "said", "mentioned", "shared"), ("elsewhere",)),
