@@ -82,7 +82,7 @@ from workbench.surface.audit_hidden import (
     hidden_findings,
     model_view,
 )
-from workbench.surface.audit_params import is_map
+from workbench.surface.audit_params import NESTING, is_map
 from workbench.surface.audit_schema import check_schema, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
@@ -229,7 +229,6 @@ def _spoken_name(name: str) -> str:
 _TEXT_KEYS = ("description", "title")
 _VALUE_KEYS = ("default", "enum", "examples", "const")
 _VALUE_SET = frozenset(_VALUE_KEYS)
-_NESTING = frozenset({"items", "properties"})
 
 
 def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str]],
@@ -258,7 +257,7 @@ def _schema_texts(props: Mapping[str, Any], where: str, out: list[tuple[str, str
                            if isinstance(v, str) and v]
                 if strings:  # one text per list: a path or a payload can be any one value
                     out.append((f"{field}.{key}", "; ".join(strings)))
-        if depth < _MAX_DEPTH and not _NESTING.isdisjoint(schema):
+        if depth < _MAX_DEPTH and not NESTING.isdisjoint(schema):
             for child in (schema.get("items"), schema):
                 nested = child.get("properties") if is_map(child) else None
                 if is_map(nested):

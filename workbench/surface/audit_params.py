@@ -15,8 +15,8 @@ from typing import Any
 
 from workbench.surface.audit_text import words_of
 
-__all__ = ["NAME_TOKEN", "VERB_SPLIT", "Table", "is_map", "name_stems", "name_words", "stems",
-           "walk"]
+__all__ = ["NAME_TOKEN", "NESTING", "VERB_SPLIT", "Table", "is_map", "name_stems", "name_words",
+           "stems", "walk"]
 
 # The JSON types a wire schema holds besides objects: ``isinstance(x, Mapping)`` runs the
 # ABC's Python-level check on each of them, a cost the audit paid hundreds of times a tool.
@@ -32,7 +32,9 @@ def is_map(value: object) -> bool:
 # Every parameter of a schema as ``(path, name, schema)``, nested ones included: walked once
 # per tool by ``audit_schema.check_schema`` and read by each of its checks.
 Table = tuple[tuple[str, str, Any], ...]
-_NESTING = frozenset({"items", "properties"})
+#: The keys under which a parameter's schema nests more parameters (its own ``properties``,
+#: or those of its array ``items``): a schema holding neither nests nothing.
+NESTING = frozenset({"items", "properties"})
 
 
 def walk(props: Mapping[str, Any], where: str = "", depth: int = 0,
@@ -42,7 +44,7 @@ def walk(props: Mapping[str, Any], where: str = "", depth: int = 0,
         path = f"{where}{param}"
         yield path, str(param), schema
         # Most parameters nest nothing: one pass over their keys says so.
-        if depth < 4 and is_map(schema) and not _NESTING.isdisjoint(schema):
+        if depth < 4 and is_map(schema) and not NESTING.isdisjoint(schema):
             for child in (schema, schema.get("items")):
                 nested = child.get("properties") if is_map(child) else None
                 if is_map(nested):
