@@ -131,6 +131,17 @@ class TestBounds:
                 assert caught.value.kind == "timeout"
                 assert "0.5 s" in caught.value.message
 
+    def test_a_short_call_timeout_leaves_a_slow_handshake_its_connect_timeout(
+            self, transport, tmp_path):
+        # The handshake is bounded by connect_timeout, the call by timeout: a server whose
+        # initialize takes 1.5 s connects under a 0.5 s call timeout, and the call times out.
+        with hostile("slowhang", transport, tmp_path, timeout=0.5, HOSTILE_DELAY="1.5") as conn:
+            assert {t["name"] for t in conn.list_tools()} >= {"probe"}
+            with pytest.raises(ToolCallError) as caught:
+                conn.call_tool("probe", {})
+            assert caught.value.kind == "timeout"
+            assert "0.5 s" in caught.value.message
+
     def test_workbench_mcp_timeout_reaches_scenario_servers(self, transport, tmp_path,
                                                             monkeypatch):
         monkeypatch.setenv("WORKBENCH_MCP_TIMEOUT", "0.5")

@@ -454,7 +454,11 @@ class MCPConnection:
         from workbench.tools.mcp_stdio import stdio_transport
 
         options: dict[str, Any] = {
-            "read_timeout_seconds": self.timeout,
+            # The session's default bounds the handshake too (discover, initialize, the first
+            # listing), which connect_timeout governs: a call timeout of 0.5 s must not fail
+            # the handshake of a server that is slow to start. Calls pass their own timeout;
+            # later listings are bounded by ``_list``.
+            "read_timeout_seconds": max(self.timeout, self.connect_timeout),
             "message_handler": self._on_message,
             "logging_callback": self._on_log,
             # Listings are cached by us and refreshed on tools/list_changed.
@@ -518,16 +522,29 @@ class MCPConnection:
             await relist.wait()
             relist.clear()
             try:
-                listing = await client.list_tools()
+                listing = await self._list(client)
             except Exception as exc:
                 self._note(f"re-listing tools after tools/list_changed failed: {exc!r}")
                 return
             self._listing.absorb(listing.tools, "list_changed")
             self.list_changed_seen += 1  # after absorb: who sees the count sees the listing
 
+    async def _list(self, client: Any) -> Any:
+        """``tools/list`` within the connection's call timeout (a listing is a call)."""
+        try:
+            return await asyncio.wait_for(client.list_tools(), self.timeout)
+        except TimeoutError:
+            raise ToolCallError(
+                "timeout",
+                f"tools/list: no answer from MCP server {self.name!r} within "
+                f"{self.timeout:g} s; retry, or raise the timeout",
+                "tools/list",
+                operator_hint=f"server log: {self.log_path}",
+            ) from None
+
     async def _arefresh(self) -> None:
         client = await self._session()
-        listing = await client.list_tools()
+        listing = await self._list(client)
         self._listing.absorb(listing.tools, "refresh")
 
     async def _acall(self, name: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:

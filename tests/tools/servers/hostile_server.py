@@ -16,6 +16,7 @@ Modes (``probe`` unless said otherwise):
 * ``garbage``     a truncated JSON reply carrying the request's id
 * ``big``         a result of ``HOSTILE_BIG`` bytes (50 MB by default)
 * ``hang``        no reply, ever
+* ``slowhang``    answers ``initialize`` after ``HOSTILE_DELAY`` seconds, then as ``hang``
 * ``closeout``    stdio: closes its stdout and lives on; HTTP: drops the connection
 * ``flood``       20 MB on stderr (stdio) or 20 MB of log notifications (HTTP), then ok
 * ``churn``       200 ``tools/list_changed`` notifications; every listing differs
@@ -114,6 +115,8 @@ def answer(mode: str, msg: dict, http: bool) -> list[bytes]:
     if mid is None:
         return []  # a notification (initialized, cancelled)
     if method == "initialize":
+        if mode == "slowhang":
+            time.sleep(DELAY)
         if mode == "hsdie":
             time.sleep(DELAY)
             raise Fault("hsdie")
@@ -152,6 +155,8 @@ def answer(mode: str, msg: dict, http: bool) -> list[bytes]:
         return [reply(mid, {"content": [{"type": "text", "text": "x" * BIG}]})]
     if mode in ("hang", "closeout"):
         raise Fault(mode)
+    if mode == "slowhang":
+        raise Fault("hang")
     if mode == "flood":
         if not http:
             chunk = ("stderr flood " * 80 + "\n").encode()
