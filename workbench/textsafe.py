@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["escape", "is_clean"]
+__all__ = ["clip", "escape", "is_clean"]
 
 # Printable in Python's sense but invisible on a screen: Hangul fillers, the combining
 # grapheme joiner, Khmer inherent vowels, Mongolian variation selectors, variation
@@ -82,3 +82,18 @@ def escape(text: object) -> str:
     if is_clean(text):  # the common case: nothing to do, no per-character work
         return text
     return "".join(_spell(c) if _unsafe(c) else c for c in text)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out.
+
+    Messages quote untrusted values (an enum of 100,000 choices, a 10 MB argument); a
+    message is for reading, so it keeps the start and counts the rest.
+
+    Example:
+        >>> clip("abcdefghij", 4)
+        'abcd... (6 more characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"

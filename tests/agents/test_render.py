@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from workbench.agents.base import ManifestAgent, format_tools_block
 from workbench.agents.render import (
     FUNCTION_NAME_RE,
@@ -8,6 +10,7 @@ from workbench.agents.render import (
     function_name,
     function_names,
     tool_line,
+    tool_text,
     tools_block,
 )
 from workbench.contracts.manifest import AgentManifest
@@ -36,6 +39,15 @@ class TestOneRenderer:
         fn = function_definition(ToolSpec("ping", "Ping."))["function"]
         assert fn["parameters"] == {"type": "object", "properties": {}}
         assert tools_block([]) == "AVAILABLE TOOLS: none"
+
+    @pytest.mark.parametrize("schema", ["not a schema", [{"type": "object"}],
+                                        {"type": "object", "properties": "x"},
+                                        {"type": "object", "properties": {}, "required": "a"}])
+    def test_a_schema_of_the_wrong_shape_renders_as_no_parameters(self, schema):
+        spec = ToolSpec("odd", "Odd.", input_schema=schema)
+        assert tool_line(spec) == "- odd(): Odd."
+        assert tool_text(spec) == "odd\nOdd."
+        assert function_definition(spec)["function"]["parameters"]["type"] == "object"
 
 
 class TestFunctionNames:

@@ -81,6 +81,15 @@ class TestMcpToolCapability:
                          "value": {"description": "Another.", "parameters": {"type": "object"}}}])
         assert "already exists" in out["refused"][0]["reason"]
 
+    def test_an_added_tool_whose_schema_refers_outside_itself_is_refused(self, make_surface):
+        d = make_surface()
+        before = (d / "tools.json").read_bytes()
+        out = apply(d, [{"tool": "fetcher", "kind": "add", "value": {
+            "description": "Fetches.", "examples": [{"a": 1}], "parameters": {
+                "type": "object", "properties": {"a": {"$ref": "http://127.0.0.1:9/s"}}}}}])
+        assert "only local references" in out["refused"][0]["reason"]
+        assert (d / "tools.json").read_bytes() == before
+
     def test_all_refused_leaves_the_bytes_unchanged(self, make_surface):
         d = make_surface()
         before = (d / "tools.json").read_bytes()

@@ -195,6 +195,11 @@ class TestRegistration:
         with pytest.raises(ValueError, match="invalid input schema"):
             ToolRegistry().register("t", "d", lambda: {}, input_schema={"type": 12})
 
+    @pytest.mark.parametrize("schema, kind", [("a string", "a string"), ([1], "a list")])
+    def test_a_schema_that_is_not_an_object_is_refused_in_words(self, schema, kind):
+        with pytest.raises(ValueError, match=f"a schema is a JSON object, got {kind}"):
+            ToolRegistry().register("t", "d", lambda: {}, input_schema=schema)
+
 
 class TestDescribe:
     def test_prefers_in_process_and_falls_back_to_resolver(self, registry):

@@ -233,3 +233,60 @@ def test_a_pydantic_schema_round_trips_and_validates():
     assert form.field("lead.age").null.value is True
     assert form.field("stops[0].city").schema["description"] == "City name"
     assert UNSET is not None
+
+
+TEN = [f"f{i}" for i in range(10)]
+
+
+class TestSchemasThatGrow:
+    """Issue 23 item 5: whatever a schema's shape, a form is built in bounded work."""
+
+    def test_ten_required_self_references_give_a_capped_form(self):
+        from workbench.widgets.schema_form import MAX_FORM_FIELDS
+
+        form = SchemaForm({"type": "object", "required": TEN,
+                           "properties": {n: {"$ref": "#"} for n in TEN}})
+        assert form.capped
+        assert len(form.paths()) <= MAX_FORM_FIELDS + 20
+        assert "more fields than a form shows" in form.children[0].value
+
+    def test_thousands_of_properties_keep_the_rest_in_one_json_box(self):
+        form = SchemaForm(obj(**{f"p{i}": {"type": "string"} for i in range(5_000)}))
+        assert form.capped
+        assert form.field("p0") is not None
+        assert "p4999" not in form.paths()
+        form.field("*").box.value = '{"p4999": "late"}'
+        form.field("p0").box.value = "early"
+        assert form.value == {"p0": "early", "p4999": "late"}
+
+    def test_an_allof_of_itself_resolves_once(self):
+        form = SchemaForm({"type": "object", "allOf": [{"$ref": "#"}],
+                           "properties": {"a": {"type": "string"}}})
+        assert form.paths() == ["a"]
+        assert not form.capped
+
+    def test_references_that_multiply_are_a_json_box_not_a_hang(self):
+        defs = {f"D{i}": {"allOf": [{"$ref": f"#/$defs/D{j}"} for j in range(12) if j != i]}
+                for i in range(12)}
+        form = SchemaForm({"type": "object", "$defs": defs,
+                           "properties": {"x": {"$ref": "#/$defs/D0"}}})
+        assert form.paths() == ["x"]
+        assert "JSON box" in form.field("x").schema["description"]
+
+    def test_a_huge_enum_lists_some_choices_and_a_short_error(self):
+        from workbench.widgets.schema_fields import MAX_CHOICES
+
+        choices = [f"value-{i:06d}" for i in range(100_000)]
+        form = SchemaForm(obj(["pick"], pick={"enum": choices}))
+        assert len(form.field("pick").box.options) == MAX_CHOICES + 1
+        form.fill({"pick": "value-099999"})  # beyond the listed ones, still a choice
+        assert form.value == {"pick": "value-099999"}
+        with pytest.raises(FormError) as caught:
+            form.fill({"pick": "nope"})
+        assert len(str(caught.value)) < 600
+        assert "99,950 more" in str(caught.value)
+
+    @pytest.mark.parametrize("schema", ["not a schema", [{"type": "object"}]])
+    def test_a_schema_that_is_not_an_object_is_one_form_error(self, schema):
+        with pytest.raises(FormError, match="not a JSON object"):
+            SchemaForm(schema)

@@ -203,6 +203,30 @@ class TestOverMCP:
             session.close()
 
 
+def test_a_self_referencing_server_schema_gives_a_capped_form(config_dir, repo_root):
+    """Issue 23 item 5: ten required copies of the schema itself, from a hostile server."""
+    from workbench.widgets import Session, ToolCaller
+
+    server = repo_root / "tests/tools/servers/hostile_server.py"
+    (config_dir / "scenarios" / "loops.yaml").write_text(
+        "name: loops\ncast: [looper]\nservers:\n  - name: hostile\n"
+        f"    command: \"{sys.executable} {server} --mode selfref\"\n")
+    (config_dir / "agents" / "looper.yaml").write_text(
+        "name: looper\nrole: worker\npersona: Loops.\nmay_emit: [loop.done]\n"
+        "schedule: {tick_every: 1}\ntools: [loop, bigenum]\n")
+    session = Session.from_config(config_dir)
+    try:
+        caller = ToolCaller(session, source="loops", agent="looper")
+        caller.tool_select.value = "loop"
+        assert caller.form.capped
+        caller.tool_select.value = "bigenum"
+        caller.approve.value = True
+        outcome = caller.call({"pick": "value-000007"})
+        assert outcome.ok, outcome
+    finally:
+        session.close()
+
+
 @pytest.mark.external
 def test_curated_surface_hides_and_approval_counts(config_dir, repo_root):
     """watch-house: mcp-server-time and server-everything behind the curated surface."""

@@ -53,14 +53,21 @@ _EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
 
 def tool_signature(spec: ToolSpec) -> str:
     """``name(param: type, optional?: type)``, from the tool's input schema."""
-    schema = spec.input_schema or {}
-    props = schema.get("properties") or {}
-    required = set(schema.get("required") or ())
+    schema = _object(spec.input_schema)
+    props = _object(schema.get("properties"))
+    required = {r for r in schema.get("required") or () if isinstance(r, str)} \
+        if isinstance(schema.get("required"), list) else set()
     params = ", ".join(
         f"{name}{'' if name in required else '?'}: {_type_of(info)}"
         for name, info in props.items()
     )
     return f"{spec.name}({params})"
+
+
+def _object(value: Any) -> Mapping[str, Any]:
+    # Schemas are the server's word: a string or a list where an object belongs renders
+    # as no parameters (the registry refuses its calls), never as a crash mid-prompt.
+    return value if isinstance(value, Mapping) else {}
 
 
 def _type_of(info: Any) -> str:
@@ -105,7 +112,7 @@ def function_definition(spec: ToolSpec) -> dict[str, Any]:
         "function": {
             "name": function_name(spec.name),
             "description": spec.description,
-            "parameters": dict(spec.input_schema or _EMPTY_SCHEMA),
+            "parameters": dict(_object(spec.input_schema) or _EMPTY_SCHEMA),
         },
     }
 
@@ -124,7 +131,7 @@ def tool_text(spec: ToolSpec) -> str:
     """
     function = function_definition(spec)["function"]
     lines = [spec.name, function["description"] or ""]
-    props = (function["parameters"] or {}).get("properties") or {}
+    props = _object(function["parameters"].get("properties"))
     for name, info in props.items():
         about = info.get("description", "") if isinstance(info, Mapping) else ""
         lines.append(f"{name}: {about}".rstrip(": "))

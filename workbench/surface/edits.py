@@ -237,16 +237,14 @@ def _add(tools: list[dict[str, Any]], index: int | None, name: str, value: Any,
 
 
 def _schema(value: Any) -> dict[str, Any]:
-    import jsonschema.exceptions
-    import jsonschema.validators
+    from workbench.contracts.schemas import jsonschema_validator
 
     if not isinstance(value, Mapping):
         raise PolicyRefused("a schema is a JSON Schema object")
-    cls = jsonschema.validators.validator_for(value, default=jsonschema.Draft202012Validator)
     try:
-        cls.check_schema(value)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise PolicyRefused(f"not a valid JSON Schema: {exc.message}") from None
+        jsonschema_validator(value)
+    except ValueError as exc:
+        raise PolicyRefused(str(exc)) from None
     return copy.deepcopy(dict(value))
 
 
@@ -307,14 +305,16 @@ def _params(old: dict[str, Any], value: Any, capability: str) -> dict[str, Any]:
 
 
 def _examples(parameters: Mapping[str, Any], value: Any) -> list[Any]:
-    import jsonschema.validators
+    from workbench.contracts.schemas import jsonschema_validator
+    from workbench.textsafe import clip
 
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
         raise PolicyRefused("examples are a list of argument objects, like [{\"city\": "
                             "\"Oslo\"}]")
-    cls = jsonschema.validators.validator_for(parameters,
-                                              default=jsonschema.Draft202012Validator)
-    validator = cls(parameters)
+    try:
+        validator = jsonschema_validator(parameters)
+    except ValueError as exc:
+        raise PolicyRefused(f"the examples cannot be checked: {exc}") from None
     props = parameters.get("properties") or {}
     for i, example in enumerate(value):
         unknown = sorted(set(example) - set(props))
@@ -324,5 +324,5 @@ def _examples(parameters: Mapping[str, Any], value: Any) -> list[Any]:
         errors = sorted(validator.iter_errors(example), key=lambda e: list(e.path))
         if errors:
             raise PolicyRefused(f"example {i} does not match the parameters: "
-                                f"{errors[0].message}")
+                                f"{clip(errors[0].message, 300)}")
     return [dict(v) for v in value]

@@ -36,12 +36,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.schemas import jsonschema_validator
 from workbench.errors import ConfigError
 from workbench.surface.artifact import load_pins, load_policy, load_tools
 from workbench.surface.audit import phantom_params, tool_texts
 from workbench.surface.code import code_problem, find_problem
 from workbench.surface.edits import schema_changes
-from workbench.tools.registry import TOOL_NAME_RE
+from workbench.textsafe import clip
+from workbench.tools.registry import MAX_PROBLEM, TOOL_NAME_RE
 
 __all__ = ["validate"]
 
@@ -96,9 +98,6 @@ def _server_schema(pin: Mapping[str, Any]) -> dict[str, Any]:
 
 def _check_tool(entry: Mapping[str, Any], policy: Mapping[str, Any],
                 pin: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    import jsonschema.exceptions
-    import jsonschema.validators
-
     name = entry["name"]
     capability = policy["capability"]
     out = []
@@ -115,15 +114,11 @@ def _check_tool(entry: Mapping[str, Any], policy: Mapping[str, Any],
                                 f"{pin['server']!r} (pins.json): {'; '.join(changes)}; under "
                                 f"mcp-tool only descriptions and examples may be curated"))
         schema = server_schema
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    schema_ok = True
     try:
-        cls.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as exc:
-        schema_ok = False
-        where = "/".join(str(p) for p in exc.absolute_path)
-        out.append(_problem(name, "parameters", f"not a valid JSON Schema"
-                            f"{' at ' + where if where else ''}: {exc.message}"))
+        validator = jsonschema_validator(schema)
+    except ValueError as exc:
+        validator = None
+        out.append(_problem(name, "parameters", str(exc)))
     if schema.get("type", "object") != "object":
         out.append(_problem(name, "parameters", f"type is {schema.get('type')!r}; tool "
                             f"parameters are an object schema (type: object)"))
@@ -139,8 +134,7 @@ def _check_tool(entry: Mapping[str, Any], policy: Mapping[str, Any],
         for missing, _, _ in phantom_params(text, props):
             out.append(_problem(name, field, f"documents parameter {missing!r}, which the "
                                 f"schema lacks; describe only parameters the server has"))
-    if schema_ok:
-        validator = cls(schema)
+    if validator is not None:
         for i, example in enumerate(entry.get("examples") or []):
             if not isinstance(example, dict):
                 out.append(_problem(name, f"examples[{i}]", "an example is an object of "
@@ -151,7 +145,8 @@ def _check_tool(entry: Mapping[str, Any], policy: Mapping[str, Any],
                                     f"schema lacks"))
             for err in sorted(validator.iter_errors(example), key=lambda e: list(e.path)):
                 where = "/".join(str(p) for p in err.absolute_path) or "arguments"
-                out.append(_problem(name, f"examples[{i}]", f"{where}: {err.message}"))
+                out.append(_problem(name, f"examples[{i}]",
+                                    clip(f"{where}: {err.message}", MAX_PROBLEM)))
     if "code" in entry:
         # Allowed first (pure), looked up only then: a refused path is never touched.
         problem = code_problem(entry["code"], policy) or find_problem(entry["code"])

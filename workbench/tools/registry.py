@@ -31,6 +31,7 @@ from workbench.errors import (
     ToolNameError,
     ToolNotFound,
 )
+from workbench.textsafe import clip
 
 __all__ = [
     "TOOL_NAME_RE",
@@ -47,6 +48,9 @@ __all__ = [
 #: The MCP tool-name rule. ``\Z``, not ``$``: ``$`` also matches before a final newline, so
 #: ``"oracle\n"`` would pass as a name and as a grant. Use it with ``fullmatch`` or ``match``.
 TOOL_NAME_RE = re.compile(r"\A[A-Za-z0-9_.-]{1,128}\Z")
+#: The longest problem text a schema check returns: the values it quotes (an argument, an
+#: enum's choices) come from a model or a server, and a message is for reading.
+MAX_PROBLEM = 300
 #: The rule in words, for error messages.
 TOOL_NAME_RULE = "1 to 128 characters from A-Z a-z 0-9 _ . -"
 
@@ -112,49 +116,54 @@ def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
 
     fastjsonschema generates Python code (about 2 microseconds a call, imported in
     milliseconds); schemas it cannot compile fall back to ``jsonschema``, which is
-    complete but costs seconds to import, so it is only loaded when needed.
+    complete but costs seconds to import, so it is only loaded when needed. Either way
+    only local references resolve and the work is bounded
+    (:mod:`workbench.contracts.schemas`), and a problem quotes at most
+    :data:`MAX_PROBLEM` characters of what it was given.
 
     Raises:
-        ValueError: the schema itself is invalid.
+        ValueError: the schema itself is invalid, or refers outside itself.
     """
     import fastjsonschema
 
+    from workbench.contracts.schemas import NO_REMOTE, jsonschema_validator, schema_problem
+
+    problem = schema_problem(schema)
+    if problem is not None:
+        raise ValueError(problem)
     try:
         # use_default=False: validating must not write the schema's defaults into the
         # caller's params (nested dicts included), or the server and the ledger would get
         # arguments nobody sent.
-        fast = fastjsonschema.compile(dict(schema), use_default=False)
+        fast = fastjsonschema.compile(dict(schema), handlers=NO_REMOTE, use_default=False)
     except fastjsonschema.JsonSchemaDefinitionException:
-        return _compile_slow(schema)
+        try:
+            validator = jsonschema_validator(schema)
+        except ValueError as exc:
+            raise ValueError(f"invalid input schema: {exc}") from None
+        return _slow_check(validator)
 
     def check(value: Any) -> str | None:
         try:
             fast(value)
         except fastjsonschema.JsonSchemaValueException as exc:
             message = exc.message
-            return "params" + message[4:] if message.startswith("data") else message
+            return clip("params" + message[4:] if message.startswith("data") else message,
+                        MAX_PROBLEM)
         return None
 
     return check
 
 
-def _compile_slow(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
+def _slow_check(validator: Any) -> Callable[[Any], str | None]:
     import jsonschema.exceptions
-    import jsonschema.validators
-
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.exceptions.SchemaError as exc:
-        raise ValueError(f"invalid input schema: {exc.message}") from None
-    validator = cls(schema)
 
     def check(value: Any) -> str | None:
         if validator.is_valid(value):
             return None
         err = jsonschema.exceptions.best_match(validator.iter_errors(value))
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-        return f"params{where}: {err.message}"
+        return clip(f"params{where}: {err.message}", MAX_PROBLEM)
 
     return check
 

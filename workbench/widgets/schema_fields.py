@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from workbench.errors import FormError
+from workbench.textsafe import clip
 
 if TYPE_CHECKING:
     from workbench.widgets.schema_form import _Builder
@@ -34,6 +35,9 @@ class _Unset:
 #: What an empty field reads as (the key is omitted).
 UNSET: Any = _Unset()
 _LABEL_WIDTH = "11em"
+#: Choices a dropdown lists; an enum longer than this shows its first ones (a page holding
+#: 100,000 options freezes), and any choice can still be filled from code.
+MAX_CHOICES = 500
 
 
 def _types(schema: Mapping[str, Any]) -> list[str]:
@@ -242,8 +246,10 @@ class _EnumField(_Field):
         super().__init__(schema, path, required)
         choices = list(schema["enum"]) if "enum" in schema else [schema["const"]]
         self.choices = choices
+        # A dropdown sends every choice to the page; past the cap the list is cut, and a
+        # value from code is still checked against every choice.
         options = [("—", UNSET), *((json.dumps(c, ensure_ascii=False) if not isinstance(c, str)
-                                    else c, c) for c in choices)]
+                                    else c, c) for c in choices[:MAX_CHOICES])]
         self.box = widgets.Dropdown(options=options, value=UNSET,
                                     layout=widgets.Layout(width="14em"))
         self.widget = self.labelled(name, self.box)
@@ -256,8 +262,12 @@ class _EnumField(_Field):
 
     def fill(self, value: Any) -> None:
         if value is not UNSET and value not in self.choices:
-            raise FormError(f"{self.path}: {value!r} is not one of the choices; allowed: "
-                            f"{', '.join(map(repr, self.choices))}")
+            allowed = clip(", ".join(map(repr, self.choices[:50])), 300)
+            more = f" and {len(self.choices) - 50:,} more" if len(self.choices) > 50 else ""
+            raise FormError(f"{self.path}: {clip(repr(value), 120)} is not one of the choices; "
+                            f"allowed: {allowed}{more}")
+        if value is not UNSET and value not in self.choices[:MAX_CHOICES]:
+            self.box.options = [*self.box.options, (clip(str(value), 120), value)]
         self.box.value = value
 
 
@@ -348,12 +358,21 @@ class _ObjectField(_Field):
             return
         props = self.schema.get("properties") or {}
         required = set(self.schema.get("required") or ())
+        left_out = 0
         for key, sub in props.items():
+            if self.build.left <= 0:  # the form's field budget is spent: one box for the rest
+                left_out = len(props) - len(self.children)
+                break
             child_path = f"{self.path}.{key}" if self.path else key
             self.children[key] = self.build(sub, child_path, key in required, key,
                                             self.depth + 1)
         extra = self.schema.get("additionalProperties")
-        if extra is True or isinstance(extra, Mapping) and extra:
+        if left_out:
+            self.build.left = -1
+            path = f"{self.path}.*" if self.path else "*"
+            self.extra = _JsonField({"description": f"the other {left_out} fields, as a JSON "
+                                     f"object"}, path, False, "other fields")
+        elif extra is True or isinstance(extra, Mapping) and extra:
             # Free-form keys: one JSON box for them (merged into the object).
             path = f"{self.path}.*" if self.path else "*"
             self.extra = _JsonField({"description": "more keys, as a JSON object"}, path,

@@ -40,6 +40,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.errors import FormError
+from workbench.textsafe import clip
 from workbench.widgets.schema_fields import (
     UNSET,
     _ArrayField,
@@ -57,27 +58,59 @@ from workbench.widgets.schema_fields import (
     css_name,
 )
 
-__all__ = ["UNSET", "SchemaForm", "css_name", "resolve"]
+__all__ = ["MAX_FORM_FIELDS", "UNSET", "SchemaForm", "css_name", "resolve"]
 
 #: Deeper than this, a required self-reference becomes a JSON box (nobody fills 8 levels).
 _MAX_DEPTH = 8
+#: Fields one form builds. A person fills a form by hand, and a schema that asks for more
+#: (ten required copies of itself, say, or thousands of properties) would take minutes to
+#: build and be unusable when built: past the cap the other fields are one JSON box, and
+#: the form says so.
+MAX_FORM_FIELDS = 200
+#: ``$ref`` and ``allOf`` steps followed to resolve one schema: a schema whose references
+#: nest past this is shown as a JSON box rather than resolved without end.
+MAX_RESOLVE_STEPS = 1_000
 
 
-def resolve(schema: Any, root: Mapping[str, Any]) -> dict[str, Any]:
+class _Steps:
+    """What one resolution may still spend (shared by its nested ``allOf`` parts)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_RESOLVE_STEPS
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise _TooTangled
+
+
+class _TooTangled(FormError):
+    def __init__(self) -> None:
+        super().__init__(f"the schema's references and allOf parts nest past "
+                         f"{MAX_RESOLVE_STEPS} steps; the value is a JSON box instead")
+
+
+def resolve(schema: Any, root: Mapping[str, Any], _seen: frozenset[str] = frozenset(),
+            _steps: _Steps | None = None) -> dict[str, Any]:
     """``schema`` with local ``$ref`` and single-part ``allOf`` followed, siblings kept.
 
     Sibling keys of a ``$ref`` (``description``, ``default``, ``title``) win over the
-    target's, as JSON Schema 2020-12 and pydantic's output intend.
+    target's, as JSON Schema 2020-12 and pydantic's output intend. A reference met again
+    inside its own resolution (``allOf: [{"$ref": "#"}]``) stops there, and the whole
+    resolution takes at most :data:`MAX_RESOLVE_STEPS` steps.
 
     Raises:
-        FormError: a ``$ref`` is not local (``#/...``) or points nowhere.
+        FormError: a ``$ref`` is not local (``#/...``) or points nowhere, or the schema
+            needs more steps than allowed.
     """
+    steps = _Steps() if _steps is None else _steps
     schema = dict(schema) if isinstance(schema, Mapping) else {}
-    seen: set[str] = set()
+    seen = set(_seen)
     while True:
+        steps.spend()
         if "$ref" in schema:
             ref = schema.pop("$ref")
-            if ref in seen:
+            if not isinstance(ref, str) or ref in seen:
                 break
             seen.add(ref)
             schema = {**_pointer(ref, root), **schema}
@@ -85,9 +118,9 @@ def resolve(schema: Any, root: Mapping[str, Any]) -> dict[str, Any]:
             parts = schema.pop("allOf")
             merged: dict[str, Any] = {}
             for part in parts:
-                part = resolve(part, root)
-                props = {**merged.get("properties", {}), **part.get("properties", {})}
-                required = [*merged.get("required", []), *part.get("required", [])]
+                part = resolve(part, root, frozenset(seen), steps)
+                props = {**_mapping(merged.get("properties")), **_mapping(part.get("properties"))}
+                required = [*_strings(merged.get("required")), *_strings(part.get("required"))]
                 merged.update(part)
                 if props:
                     merged["properties"] = props
@@ -99,16 +132,24 @@ def resolve(schema: Any, root: Mapping[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def _pointer(ref: str, root: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(ref, str) or not ref.startswith("#"):
-        raise FormError(f"$ref {ref!r}: only references inside the schema (#/$defs/...) "
-                        f"can be followed")
+    if not ref.startswith("#"):
+        raise FormError(f"$ref {clip(ref, 120)!r}: only references inside the schema "
+                        f"(#/$defs/...) can be followed")
     node: Any = root
     for part in [p for p in ref[1:].split("/") if p]:
         part = part.replace("~1", "/").replace("~0", "~")
         if not isinstance(node, Mapping) or part not in node:
-            raise FormError(f"$ref {ref!r} points nowhere in the schema; allowed: a path "
-                            f"into its $defs, e.g. #/$defs/Name")
+            raise FormError(f"$ref {clip(ref, 120)!r} points nowhere in the schema; allowed: "
+                            f"a path into its $defs, e.g. #/$defs/Name")
         node = node[part]
     return dict(node) if isinstance(node, Mapping) else {}
 
@@ -119,6 +160,8 @@ class _Builder:
     def __init__(self, root: Mapping[str, Any]):
         self.root = root
         self._checks: dict[int, Callable[[Any], str | None]] = {}
+        #: Fields this form may still build (see :data:`MAX_FORM_FIELDS`).
+        self.left = MAX_FORM_FIELDS
 
     def resolve(self, schema: Any) -> dict[str, Any]:
         return resolve(schema, self.root)
@@ -136,8 +179,12 @@ class _Builder:
     def __call__(self, schema: Any, path: str, required: bool, name: str,
                  depth: int) -> _Field:
         raw = dict(schema) if isinstance(schema, Mapping) else {}
-        schema = self.resolve(raw)
-        if depth > _MAX_DEPTH:
+        self.left -= 1
+        try:
+            schema = self.resolve(raw)
+        except _TooTangled as exc:
+            return _JsonField({"description": str(exc)}, path, required, name)
+        if depth > _MAX_DEPTH or self.left < 0:
             return _JsonField(schema, path, required, name)
         types = _types(schema)
         # Nullable: "type": [X, "null"], or a null variant among oneOf/anyOf.
@@ -193,13 +240,22 @@ class SchemaForm(widgets.VBox):
     """
 
     def __init__(self, schema: Mapping[str, Any] | None = None, **kwargs: Any):
+        if schema is not None and not isinstance(schema, Mapping):
+            raise FormError(f"the input schema is {type(schema).__name__}, not a JSON object; "
+                            f"a form is built from an object schema")
         self.schema = dict(schema or {"type": "object", "properties": {}})
         builder = _Builder(self.schema)
         root_schema = builder.resolve(self.schema)
         if "object" not in _types(root_schema) and "properties" not in root_schema:
             root_schema = {"type": "object", "properties": {}, **root_schema}
         self.root = _ObjectField(builder, root_schema, "", True, None, 0)
-        super().__init__(children=[self.root.widget], **kwargs)
+        #: Whether the schema asked for more than :data:`MAX_FORM_FIELDS` fields.
+        self.capped = builder.left < 0
+        notice = [widgets.HTML(
+            f'<div class="wb-form-capped" style="opacity:0.8">This schema asks for more '
+            f"fields than a form shows ({MAX_FORM_FIELDS}); the rest are JSON boxes.</div>"
+        )] if self.capped else []
+        super().__init__(children=[*notice, self.root.widget], **kwargs)
 
     @property
     def value(self) -> dict[str, Any]:

@@ -28,6 +28,13 @@ Modes (``probe`` unless said otherwise):
   ``HOSTILE_DELAY`` seconds
 * ``dieonce``     ``idem`` (idempotent, read-only) kills the process on its first call in
   the life of ``HOSTILE_MARK`` (a file), then answers
+* ``remoteref``   listing: schemas that point outside themselves: ``httpref`` (a ``$ref`` to
+  ``HOSTILE_REF_URL``), ``fileref`` (a ``$ref`` to ``file://HOSTILE_REF_FILE``) and
+  ``idref`` (a relative ``$ref`` made remote by an ``$id`` at ``HOSTILE_REF_URL``)
+* ``shapes``      listing: ``strschema`` and ``listschema``, whose input schemas are a
+  string and a list
+* ``selfref``     listing: ``loop`` (10 required properties, each ``{"$ref": "#"}``),
+  ``allofloop`` (an ``allOf`` of itself) and ``bigenum`` (an enum of 100,000 values)
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ LOG = os.environ.get("HOSTILE_LOG")
 BIG = int(os.environ.get("HOSTILE_BIG", str(50 * 1024 * 1024)))
 DELAY = float(os.environ.get("HOSTILE_DELAY", "1.0"))
 MARK = os.environ.get("HOSTILE_MARK", "")
+REF_URL = os.environ.get("HOSTILE_REF_URL", "http://127.0.0.1:9/schema.json")
+REF_FILE = os.environ.get("HOSTILE_REF_FILE", "/etc/hostname")
 _listings = 0
 _lock = threading.Lock()
 
@@ -58,7 +67,8 @@ def log(method: str, tool: str | None = None) -> None:
 
 def tool(name: str, description: str, schema: dict | None = None, **extra: Any) -> dict:
     return {"name": name, "description": description,
-            "inputSchema": schema or {"type": "object", "properties": {}}, **extra}
+            "inputSchema": {"type": "object", "properties": {}} if schema is None else schema,
+            **extra}
 
 
 def tools(mode: str) -> list[dict]:
@@ -75,6 +85,28 @@ def tools(mode: str) -> list[dict]:
                     "a": {"$ref": "#/properties/a"}}}),
                 tool("invalid", "Invalid schema.", {"type": "object", "properties": {
                     "a": {"type": 12}}})]
+    if mode == "remoteref":
+        out += [tool("httpref", "A remote reference.", {"type": "object", "properties": {
+                    "a": {"$ref": REF_URL}}}),
+                tool("fileref", "A file reference.", {"type": "object", "properties": {
+                    "a": {"$ref": f"file://{REF_FILE}"}}}),
+                tool("idref", "A reference made remote by $id.", {
+                    "$id": REF_URL, "type": "object", "properties": {
+                        "a": {"$ref": "other.json"}}})]
+    if mode == "shapes":
+        out += [tool("strschema", "A string for a schema.", "not a schema"),  # type: ignore
+                tool("listschema", "A list for a schema.", [{"type": "object"}])]  # type: ignore
+    if mode == "selfref":
+        names = [f"f{i}" for i in range(10)]
+        out += [tool("loop", "Ten required copies of itself.", {
+                    "type": "object", "required": names,
+                    "properties": {n: {"$ref": "#"} for n in names}}),
+                tool("allofloop", "An allOf of itself.", {
+                    "type": "object", "allOf": [{"$ref": "#"}],
+                    "properties": {"a": {"type": "string"}}}),
+                tool("bigenum", "One of 100,000 values.", {
+                    "type": "object", "required": ["pick"], "properties": {
+                        "pick": {"enum": [f"value-{i:06d}" for i in range(100_000)]}}})]
     if mode == "churn":
         out.append(tool(f"gen{_listings}", "A tool that lives for one listing."))
     if mode == "dieonce":
@@ -134,7 +166,8 @@ def answer(mode: str, msg: dict, http: bool) -> list[bytes]:
         return [reply(mid, ok(str(args.get("text", ""))))]
     if name == "whoami":
         return [reply(mid, {"content": [], "structuredContent": {"pid": os.getpid()}})]
-    if name in ("twin", "cyclic", "invalid"):
+    if name in ("twin", "cyclic", "invalid", "httpref", "fileref", "idref", "loop",
+                "allofloop", "bigenum"):
         return [reply(mid, ok(name))]
     if name == "idem":
         if MARK and not os.path.exists(MARK):
@@ -258,10 +291,14 @@ def main() -> None:
     parser.add_argument("--http", type=int)
     parser.add_argument("--mark", help="HOSTILE_MARK, for servers started from a scenario")
     parser.add_argument("--log", help="HOSTILE_LOG, likewise")
+    parser.add_argument("--ref-url", help="HOSTILE_REF_URL, likewise")
+    parser.add_argument("--ref-file", help="HOSTILE_REF_FILE, likewise")
     args = parser.parse_args()
-    global MARK, LOG
+    global MARK, LOG, REF_URL, REF_FILE
     MARK = args.mark or MARK
     LOG = args.log or LOG
+    REF_URL = args.ref_url or REF_URL
+    REF_FILE = args.ref_file or REF_FILE
     if args.http is None:
         serve_stdio(args.mode)
         return
