@@ -358,13 +358,14 @@ def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) ->
 
 def _write_csv(out: TextIO, events: Any) -> None:
     from workbench.contracts.events import canonical_json
+    from workbench.textsafe import csv_cell
 
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["seq", "tick", "kind", "actor", "caused_by", "payload", "hash"])
     for e in events:
-        writer.writerow([e.seq, e.tick, e.kind, e.actor,
-                         "" if e.caused_by is None else e.caused_by,
-                         canonical_json(e.payload), e.hash])
+        writer.writerow([csv_cell(cell) for cell in (
+            e.seq, e.tick, e.kind, e.actor, "" if e.caused_by is None else e.caused_by,
+            canonical_json(e.payload), e.hash)])
 
 
 # -- validate, scenarios ------------------------------------------------------------------

@@ -14,7 +14,8 @@ message, which always says what happened and what to do next::
      ├── LedgerError              a ledger file cannot be trusted
      │    └── LedgerTampered      the hash chain does not verify
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
-     ├── ExportError              an export was asked for in a format that does not exist
+     ├── ExportError              an export cannot be written (unknown format, a path that is a
+ │                            directory or lies under a missing one); nothing is written
      ├── FormError                a tool-call form's fields cannot give the values asked for
      ├── ModelError               a model backend failed: kind is model_error, timeout,
      │    │                       connection_error or refusal (recorded on agent.failed)
@@ -174,7 +175,10 @@ class PolicyRefused(WorkbenchError):
 
 
 class ExportError(WorkbenchError, ValueError):
-    """An export was asked for in a format that does not exist (nothing is written)."""
+    """An export cannot be written: an unknown format, or a path that cannot be a file.
+
+    Nothing is written: not the file, not a temp file beside it.
+    """
 
     def __init__(self, path: object, message: str):
         self.path = path

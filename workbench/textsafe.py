@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clip", "escape", "is_clean"]
+__all__ = ["FORMULA_STARTS", "clip", "csv_cell", "escape", "is_clean"]
 
 # Printable in Python's sense but invisible on a screen: Hangul fillers, the combining
 # grapheme joiner, Khmer inherent vowels, Mongolian variation selectors, variation
@@ -97,3 +97,27 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+#: What a spreadsheet reads as the start of a formula in a CSV cell (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value: object) -> object:
+    """``value`` made safe for a CSV cell: text a spreadsheet would run is quoted.
+
+    A string that starts with ``=``, ``+``, ``-``, ``@``, TAB or CR is a live formula
+    when a spreadsheet opens the file (``=HYPERLINK(...)``, ``@SUM(...)``), and tool
+    results come from servers nobody vetted. Such a string gets a leading ``'``, the
+    spreadsheet convention for "this is text"; a plain number (``-5``, ``+1.5e3``) is
+    left alone, since it runs nothing. Anything that is not a string is returned as is.
+
+    Example:
+        >>> csv_cell("=HYPERLINK(\"http://x.test\")"), csv_cell("-5"), csv_cell(3)
+        ('\'=HYPERLINK("http://x.test")', '-5', 3)
+    """
+    if (isinstance(value, str) and value.startswith(FORMULA_STARTS)
+            and not _PLAIN_NUMBER.fullmatch(value)):
+        return "'" + value
+    return value
