@@ -105,7 +105,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def csv_cell(value: object) -> object:
-    """``value`` made safe for a CSV cell: text a spreadsheet would run is quoted.
+    r"""``value`` made safe for a CSV cell: text a spreadsheet would run is quoted.
 
     A string that starts with ``=``, ``+``, ``-``, ``@``, TAB or CR is a live formula
     when a spreadsheet opens the file (``=HYPERLINK(...)``, ``@SUM(...)``), and tool
