@@ -11,8 +11,16 @@ requests the way real APIs do, answering 400 with an OpenAI-shaped error for:
 A wrong ``Authorization`` bearer is a 401 that echoes the key, as some servers do, so the
 tests can check the workbench scrubs it. What the server answers comes from a *brain*
 (``body -> response dict or Fault``) and, first, from a queue of scripted answers. Tool
-call ids are random, as on real servers. Run it standalone for the benchmarks, or to
-re-record the shipped counting-house cassettes (the scripted clerk of :func:`counting_brain`)::
+call ids are random, as on real servers.
+
+A hostile server is scripted with :class:`Raw`: bytes sent as they are, with any status
+and content type, optionally trickled (a pause before each chunk, the headers too) or
+streamed from a generator (:func:`flood`: hundreds of megabytes never held in memory).
+``sent`` counts the body bytes each Raw answer got onto the wire before the client
+hung up, so a test can tell a client that stopped reading from one that buffered it all.
+
+Run it standalone for the benchmarks, or to re-record the shipped counting-house cassettes
+(the scripted clerk of :func:`counting_brain`)::
 
     python tests/agents/chat_server.py --port 8765 --brain counting
     python tests/agents/chat_server.py --record-counting-house config
@@ -28,7 +36,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -47,6 +55,59 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     then: dict[str, Any] | None = None
+
+
+@dataclass
+class Raw:
+    """An answer sent byte for byte: a malformed body, a trickle, a flood.
+
+    Attributes:
+        chunks: The body, as bytes or as an iterable of chunks (a generator is never
+            held in memory whole).
+        status: The HTTP status.
+        content_type: The Content-Type header.
+        length: The Content-Length to declare; the body's length when ``chunks`` is
+            bytes, and none (the connection closes after the body) when it is not.
+        interval: Seconds to wait before each chunk (a body trickled one chunk at a time).
+        slow_head: Trickle the status line and headers too, one byte per ``interval``.
+    """
+
+    chunks: bytes | Iterable[bytes]
+    status: int = 200
+    content_type: str = "application/json"
+    length: int | None = None
+    interval: float = 0.0
+    slow_head: bool = False
+
+
+def trickle(payload: dict[str, Any] | bytes, interval: float, *, slow_head: bool = False
+            ) -> Raw:
+    """``payload`` sent one byte per ``interval`` seconds, with its true Content-Length."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return Raw([data[i:i + 1] for i in range(len(data))], length=len(data),
+               interval=interval, slow_head=slow_head)
+
+
+def flood(total: int, chunk: int = 1 << 20) -> Raw:
+    """A 200 of ``total`` bytes, well formed if it were ever read to the end.
+
+    The body is a completion whose content is ``total`` bytes of ``a``, generated a
+    chunk at a time so the server never holds it.
+    """
+    head = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "'
+    tail = b'"}, "finish_reason": "stop"}]}'
+    filler = total - len(head) - len(tail)
+
+    def body() -> Iterator[bytes]:
+        yield head
+        left = filler
+        block = b"a" * chunk
+        while left > 0:
+            yield block[:left]
+            left -= chunk
+        yield tail
+
+    return Raw(body(), length=total)
 
 
 def _call(name: str, arguments: Any) -> dict[str, Any]:
@@ -139,7 +200,9 @@ class ChatServer:
     Attributes:
         requests: Every well-formed request body received, in order.
         rejected: ``(status, message)`` of every request answered with an error.
-        script: Answers (response dicts or Faults) given before the brain is asked.
+        script: Answers (response dicts, Faults or Raws) given before the brain is asked.
+        sent: Body bytes written for each Raw answer, in order (counted as they go out:
+            less than the body when the client stopped reading).
     """
 
     def __init__(self, brain: Brain = echo_brain, api_key: str | None = "sk-test-key",
@@ -148,7 +211,8 @@ class ChatServer:
         self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
         self.rejected: list[tuple[int, str]] = []
-        self.script: deque[dict[str, Any] | Fault] = deque()
+        self.script: deque[Any] = deque()
+        self.sent: list[int] = []
         self._lock = threading.Lock()
         self._connections: set[Any] = set()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
@@ -189,7 +253,7 @@ class ChatServer:
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
-    def answer(self, body: dict[str, Any]) -> dict[str, Any] | Fault:
+    def answer(self, body: dict[str, Any]) -> Any:
         with self._lock:
             self.requests.append(body)
             queued = self.script.popleft() if self.script else None
@@ -220,7 +284,7 @@ class ChatServer:
                 except OSError:  # cut by stop()
                     pass
 
-            def _send(self, status: int, payload: dict[str, Any],
+            def _send(self, status: int, payload: Any,
                       headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
@@ -230,6 +294,33 @@ class ChatServer:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _raw(self, reply: Raw) -> None:
+                chunks = [reply.chunks] if isinstance(reply.chunks, bytes) else reply.chunks
+                length = len(reply.chunks) if isinstance(reply.chunks, bytes) else \
+                    reply.length
+                head = (f"HTTP/1.1 {reply.status} Answer\r\n"
+                        f"Content-Type: {reply.content_type}\r\n")
+                head += (f"Content-Length: {length}\r\n" if length is not None
+                         else "Connection: close\r\n")
+                head += "\r\n"
+                index = len(server.sent)
+                server.sent.append(0)
+                self.close_connection = length is None
+                try:
+                    if reply.slow_head:
+                        for byte in head.encode():
+                            time.sleep(reply.interval)
+                            self.wfile.write(bytes([byte]))
+                    else:
+                        self.wfile.write(head.encode())
+                    for chunk in chunks:
+                        if reply.interval:
+                            time.sleep(reply.interval)
+                        self.wfile.write(chunk)
+                        server.sent[index] += len(chunk)
+                except OSError:  # the client hung up: what a capped reader does
+                    self.close_connection = True
 
             def _error(self, status: int, message: str, kind: str = "invalid_request_error",
                        headers: dict[str, str] | None = None) -> None:
@@ -258,6 +349,9 @@ class ChatServer:
                     self._error(400, problem)
                     return
                 reply = server.answer(body)
+                if isinstance(reply, Raw):
+                    self._raw(reply)
+                    return
                 if isinstance(reply, Fault):
                     if reply.delay:
                         time.sleep(reply.delay)
