@@ -11,10 +11,18 @@ Retries live here and only here: the client is built with ``max_retries=0`` and 
 ``Retry-After`` is honoured up to :data:`MAX_WAIT` seconds), so the bound in the manifest
 is the bound that holds and each attempt is counted in the calls log.
 
+Each attempt is bounded on the wire (:mod:`workbench.agents.wire`): ``model.timeout`` is
+a deadline for the whole request, however the server paces its bytes, and a reply past
+``WORKBENCH_MODEL_REPLY_BYTES`` is refused after reading at most that much. What comes
+back is read by :mod:`workbench.agents.replies`, where every malformed or oversized
+reply becomes one ``model_error`` naming what was wrong.
+
 With a :class:`~workbench.agents.cassette.Cassette` the model records each exchange, or
 answers from the cassette without any network (replay). The API key is read from the
-environment variable the manifest names at the first live call, passed to the client and
-nowhere else: not in a request body, a cassette, a calls log or an error message.
+environment variable the manifest names at the first live call and passed to the client;
+a server that sends it back finds it redacted (:mod:`workbench.agents.secrets`) from the
+reply as soon as it is read, and from the whole exchange before a cassette line is
+written, so no ledger, calls log, cassette, transcript or error message ever holds it.
 
 Example:
     >>> from workbench.contracts.manifest import ModelSpec
@@ -30,18 +38,28 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.models import ModelReply, ModelRequest, ToolCallRequest
 from workbench.agents.render import function_definitions, function_names
+from workbench.agents.replies import (
+    ChatReply,
+    ChatToolCall,
+    as_recorded,
+    decode_reply,
+    parse_reply,
+)
+from workbench.agents.secrets import Redactor
+from workbench.agents.wire import REPLY_BYTES_ENV, bounded, bounded_http_client, reply_bytes
 from workbench.contracts.manifest import AgentManifest, ModelSpec
-from workbench.errors import MissingDependency, ModelError
+from workbench.errors import CassetteMiss, MissingDependency, ModelError
+from workbench.textsafe import escape
 
 if TYPE_CHECKING:
     from workbench.agents.base import ManifestAgent, Turn
     from workbench.agents.cassette import Cassette
 
+# ChatReply, ChatToolCall and parse_reply live in replies.py; they are re-exported here.
 __all__ = ["MAX_WAIT", "ChatReply", "ChatToolCall", "OpenAIModel", "models_for_run",
            "models_with_cassette", "parse_reply"]
 
@@ -53,61 +71,8 @@ DEFAULT_URL = "https://api.openai.com/v1"
 #: costs tens of milliseconds to make (TLS context, connection pool) and keeps its
 #: connections open. Held in memory only, like the key itself.
 _CLIENTS: dict[tuple[str | None, str, float], Any] = {}
-
-
-@dataclass(frozen=True)
-class ChatToolCall:
-    """One tool call in a reply, as the server spelled it (``arguments`` is JSON text)."""
-
-    id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    """One model call's answer, parsed; only ``text`` and ``tool_calls`` reach the ledger.
-
-    Attributes:
-        text: The message content (None when the model only calls tools).
-        tool_calls: The calls it asks for, in order.
-        telemetry: Model name, latency, token usage, response id, source and attempts:
-            for the calls log, never hashed.
-    """
-
-    text: str | None
-    tool_calls: tuple[ChatToolCall, ...] = ()
-    telemetry: dict[str, Any] = field(default_factory=dict, compare=False)
-
-
-def parse_reply(response: Mapping[str, Any]) -> ChatReply:
-    """Read a Chat Completions response body.
-
-    Raises:
-        ModelError: no choices (``model_error``) or a refusal (``refusal``).
-    """
-    choices = response.get("choices") or []
-    if not choices or not isinstance(choices[0], Mapping):
-        raise ModelError("model_error", "the reply has no choices; the server answered "
-                         "without a message (is it an OpenAI-compatible chat endpoint?)")
-    message = choices[0].get("message") or {}
-    refusal = message.get("refusal")
-    if refusal:
-        raise ModelError("refusal", f"the model refused: {refusal}")
-    calls = []
-    for call in message.get("tool_calls") or ():
-        fn = call.get("function") or {}
-        arguments = fn.get("arguments")
-        if not isinstance(arguments, str):  # some servers send an object, not JSON text
-            arguments = json.dumps(arguments if arguments is not None else {})
-        calls.append(ChatToolCall(str(call.get("id", "")), str(fn.get("name", "")), arguments))
-    usage = response.get("usage") or {}
-    return ChatReply(message.get("content"), tuple(calls), {
-        "model": response.get("model"), "response_id": response.get("id"),
-        "finish_reason": choices[0].get("finish_reason"),
-        "usage": {k: usage[k] for k in ("prompt_tokens", "completion_tokens", "total_tokens")
-                  if k in usage},
-    })
+#: Characters of a server's error message kept in a ModelError (it goes on the ledger).
+_DETAIL_CHARS = 300
 
 
 class OpenAIModel:
@@ -132,6 +97,9 @@ class OpenAIModel:
         self.cassette = cassette
         self._env = env
         self._client: Any = None
+        #: The reply byte cap, read now so a bad WORKBENCH_MODEL_REPLY_BYTES is one
+        #: ConfigError before the run, not a failure in every turn.
+        self.reply_bytes = reply_bytes(env)
 
     def __repr__(self) -> str:
         mode = f", cassette={self.cassette.mode}" if self.cassette is not None else ""
@@ -147,6 +115,10 @@ class OpenAIModel:
         """Model calls one turn may take."""
         return self.spec.max_steps
 
+    def redactor(self) -> Redactor:
+        """What is taken out of everything this model's server sends: its API key."""
+        return Redactor([self._api_key()])
+
     # -- one call ---------------------------------------------------------------------
     def request_body(self, messages: Sequence[Mapping[str, Any]],
                      tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -160,60 +132,88 @@ class OpenAIModel:
     def complete(self, body: dict[str, Any], *, agent: str, tick: int) -> ChatReply:
         """Make one model call (or answer it from the cassette).
 
+        The request is fingerprinted and recorded redacted; the reply is read, checked
+        and redacted before anything else sees it, and a reply that fails the checks is
+        recorded as the error it raised, so a replay fails the same way.
+
         Raises:
             ModelError: the call failed after retries, or the reply is unusable.
             CassetteMiss: replaying, and the cassette holds no such request.
         """
+        redact = self.redactor()
         cassette = self.cassette
+        recorded = redact.value(body)  # the key is never in a cassette, not even hashed
+        started = time.perf_counter()
         if cassette is not None and cassette.replaying:
-            started = time.perf_counter()
-            exchange = cassette.lookup(body, agent, tick)
-            if "error" in exchange:
-                raise ModelError(exchange["error"]["kind"], exchange["error"]["message"])
-            reply = parse_reply(exchange["response"])
+            exchange = cassette.lookup(recorded, agent, tick)
+            try:
+                if "error" in exchange:
+                    raise ModelError(exchange["error"]["kind"], exchange["error"]["message"])
+                reply = parse_reply(exchange["response"], redact)
+            except CassetteMiss:
+                raise
+            except ModelError as exc:
+                raise ModelError(exc.kind, redact.text(exc.message)) from None
             reply.telemetry.update(source="cassette", attempts=0,
                                    latency_ms=(time.perf_counter() - started) * 1000.0)
             return reply
-        started = time.perf_counter()
         try:
-            response, attempts = self._post(body)
+            data, content_type, attempts = self._post(body)
+            response = redact.value(decode_reply(data, content_type))
+            reply = parse_reply(response, redact)
         except ModelError as exc:
+            failed = ModelError(exc.kind, redact.text(exc.message))
             if cassette is not None:
-                cassette.record(body, agent, tick, error={"kind": exc.kind,
-                                                          "message": exc.message})
-            raise
+                cassette.record(recorded, agent, tick,
+                                error={"kind": failed.kind, "message": failed.message})
+            raise failed from None
         if cassette is not None:
-            cassette.record(body, agent, tick, response=response)
-        reply = parse_reply(response)
+            cassette.record(recorded, agent, tick, response=as_recorded(response, reply))
         reply.telemetry.update(source="record" if cassette is not None else "live",
                                attempts=attempts,
                                latency_ms=(time.perf_counter() - started) * 1000.0)
         return reply
 
-    def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    def _post(self, body: dict[str, Any]) -> tuple[bytes, str | None, int]:
+        """The body and content type of a 200, and the attempts it took."""
         client = self._live_client()  # first: it explains a missing extra
         import openai
 
         retries, backoff = self.spec.max_retries, self.spec.retry_backoff
         for attempt in range(retries + 1):
-            try:
-                raw = client.chat.completions.with_raw_response.create(**body)
-                return json.loads(raw.http_response.content), attempt + 1
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if (status == 429 or status >= 500) and attempt < retries:
-                    time.sleep(_wait(exc.response.headers.get("retry-after"), backoff, attempt))
-                    continue
-                raise ModelError("model_error", self._status_message(exc, attempt + 1)) from None
-            except openai.APITimeoutError:
-                raise ModelError("timeout", f"no answer from {self.url} within "
-                                 f"{self.spec.timeout:g} s (model.timeout)") from None
-            except openai.APIConnectionError as exc:
-                cause = exc.__cause__
-                raise ModelError("connection_error", self._scrub(
-                    f"cannot reach {self.url}: {cause or exc}; is the server running, and "
-                    f"is base_url (or --model-url) right?")) from None
+            with bounded(self.spec.timeout, self.reply_bytes) as budget:
+                try:
+                    raw = client.chat.completions.with_raw_response.create(**body)
+                    http = raw.http_response
+                    return http.content, http.headers.get("content-type"), attempt + 1
+                except openai.APIStatusError as exc:
+                    status = exc.status_code
+                    if (status == 429 or status >= 500) and attempt < retries:
+                        wait = _wait(exc.response.headers.get("retry-after"), backoff, attempt)
+                    else:
+                        raise ModelError("model_error",
+                                         self._status_message(exc, attempt + 1)) from None
+                except openai.APIConnectionError as exc:  # timeouts are one kind of it
+                    raise self._wire_error(exc, budget) from None
+            time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wire_error(self, exc: Any, budget: Any) -> ModelError:
+        """What a request that did not get a whole answer failed of."""
+        import openai
+
+        if budget.exceeded == "bytes":
+            return ModelError("model_error", f"the reply from {self.url} is over "
+                              f"{budget.limit} bytes; it was refused after reading "
+                              f"{budget.read} (raise {REPLY_BYTES_ENV} if a real reply is "
+                              f"this long)")
+        if budget.exceeded == "deadline" or isinstance(exc, openai.APITimeoutError):
+            return ModelError("timeout", f"no complete answer from {self.url} within "
+                              f"{self.spec.timeout:g} s (model.timeout, a deadline for the "
+                              f"whole request)")
+        return ModelError("connection_error", escape(
+            f"cannot reach {self.url}: {exc.__cause__ or exc}; is the server running, and "
+            f"is base_url (or --model-url) right?"))
 
     def _status_message(self, exc: Any, attempts: int) -> str:
         detail = ""
@@ -225,19 +225,17 @@ class OpenAIModel:
         if attempts > 1:
             text += f" after {attempts} attempts"
         if detail:
-            text += f": {detail}"
+            detail = str(detail)
+            cut = detail[:_DETAIL_CHARS] + ("..." if len(detail) > _DETAIL_CHARS else "")
+            text += f": {escape(cut)}"
         if exc.status_code in (401, 403):
             text += (f" (the API key comes from the environment variable "
                      f"{self.spec.api_key_env})")
-        return self._scrub(text)
+        return text
 
     def _api_key(self) -> str | None:
         env = os.environ if self._env is None else self._env
         return env.get(self.spec.api_key_env) or None
-
-    def _scrub(self, text: str) -> str:
-        key = self._api_key()
-        return text.replace(key, "***") if key else text
 
     def _live_client(self) -> Any:
         if self._client is None:
@@ -251,7 +249,8 @@ class OpenAIModel:
             key = (self.base_url, self._api_key() or "not-set", self.spec.timeout)
             if key not in _CLIENTS:
                 _CLIENTS[key] = openai.OpenAI(base_url=key[0], api_key=key[1],
-                                              timeout=key[2], max_retries=0)
+                                              timeout=key[2], max_retries=0,
+                                              http_client=bounded_http_client(openai))
             self._client = _CLIENTS[key]
         return self._client
 

@@ -14,6 +14,10 @@ Tool-call ids are random on real servers; they are replaced by ``callSSIII`` (st
 index) as soon as a reply is read, so requests, fingerprints and cassettes are the same
 in every run, and nothing random is ever hashed.
 
+Replies reach the loop already checked and redacted (:mod:`workbench.agents.replies`);
+what the loop adds to the conversation itself, the ``tool`` messages, is redacted with
+the model's key too, so the transcript and the next request never carry it.
+
 Each model call asks the turn first (``model_call_starting``: the governor's
 ``max_model_calls``) and reports after (``model_call_done``: the calls log and the
 transcript), when the turn offers those hooks.
@@ -65,6 +69,7 @@ def converse(model: OpenAIModel, agent: ManifestAgent, turn: Turn, system: str
     ]
     starting = getattr(turn, "model_call_starting", None)
     done = getattr(turn, "model_call_done", None)
+    redact = model.redactor()
     text: str | None = None
     for step in range(model.max_steps):
         if starting is not None:
@@ -87,7 +92,8 @@ def converse(model: OpenAIModel, agent: ManifestAgent, turn: Turn, system: str
             break
         for id_, call in zip(ids, reply.tool_calls, strict=True):
             content = _make_call(agent, turn, names.get(call.name, call.name), call)
-            messages.append({"role": "tool", "tool_call_id": id_, "content": content})
+            messages.append({"role": "tool", "tool_call_id": id_,
+                             "content": redact.text(content)})
     return text
 
 
