@@ -52,3 +52,151 @@ class TestRecordAndReplay:
         path.write_text("")
         with pytest.raises(ValueError, match="not record"):
             Cassette(path, "replay").record(BODY, "a", 1, response={})
+
+
+FP = fingerprint(BODY)
+DROP = object()
+
+
+def line(**fields):
+    """One cassette line: a good exchange with ``fields`` changed (DROP removes one)."""
+    exchange = {"fingerprint": FP, "agent": "a", "tick": 1, "request": BODY,
+                "response": {"choices": []}}
+    exchange.update(fields)
+    return json.dumps({k: v for k, v in exchange.items() if v is not DROP}).encode()
+
+
+def nested(depth):
+    return ("[" * depth + "]" * depth).encode()
+
+
+#: (id, the second line of a cassette, what the one-line error must name)
+HOSTILE = [
+    ("fingerprint-a-list", line(fingerprint=[FP]), "fingerprint"),
+    ("fingerprint-an-object", line(fingerprint={"a": 1}), "fingerprint"),
+    ("fingerprint-not-a-digest", line(fingerprint="x"), "fingerprint"),
+    ("not-utf8", line(agent="caf\xe9").replace(b"\\u00e9", b"\xe9"), "UTF-8"),
+    ("not-json", b"{nope", "not JSON"),
+    ("a-list", b"[1, 2]", "an object"),
+    ("nested-deep", nested(100_000), "nested"),
+    ("request-a-string", line(request="hi"), "request"),
+    ("response-a-list", line(response=[1]), "response"),
+    ("response-a-string", line(response="hi"), "response"),
+    ("response-and-error", line(error={"kind": "model_error", "message": "x"}),
+     "response or error"),
+    ("neither", line(response=DROP), "response or error"),
+    ("error-a-string", line(response=DROP, error="boom"), "error"),
+    ("error-without-kind", line(response=DROP, error={"message": "x"}), "error.kind"),
+    ("error-unknown-kind", line(response=DROP, error={"kind": "explode", "message": "x"}),
+     "error.kind"),
+    ("error-kind-a-list", line(response=DROP, error={"kind": ["timeout"], "message": "x"}),
+     "error.kind"),
+    ("error-message-a-number", line(response=DROP, error={"kind": "timeout", "message": 5}),
+     "error.message"),
+]
+
+
+class TestHostileCassette:
+    @pytest.mark.parametrize("bad,named", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+    def test_each_is_one_config_error_naming_path_line_and_field(self, tmp_path, bad, named):
+        path = tmp_path / "tape.jsonl"
+        path.write_bytes(line() + b"\n" + bad + b"\n")
+        with pytest.raises(ConfigError) as caught:
+            Cassette(path)
+        message = str(caught.value)
+        assert caught.value.line == 2 and message.startswith(f"{path}:2: ")
+        assert named in message and "re-record" in message
+        assert "\n" not in message and len(message) < 400
+        assert path.read_bytes().endswith(bad + b"\n")  # nothing was lost
+
+    def test_a_line_over_the_cap_is_refused_without_reading_it_whole(self, tmp_path,
+                                                                     monkeypatch):
+        from workbench.agents.cassette import LINE_BYTES_ENV
+
+        monkeypatch.setenv(LINE_BYTES_ENV, "4096")
+        path = tmp_path / "tape.jsonl"
+        path.write_bytes(line() + b"\n" + line(agent="x" * 10_000) + b"\n")
+        with pytest.raises(ConfigError) as caught:
+            Cassette(path)
+        assert caught.value.line == 2 and "over 4096 bytes" in str(caught.value)
+        assert LINE_BYTES_ENV in str(caught.value)
+
+    def test_a_hostile_response_replays_as_a_model_error_and_the_run_goes_on(
+            self, tmp_path, config_dir, chat_server, desk_registry, api_key):
+        from desk import write_desk
+
+        from workbench.engine.conductor import Conductor
+
+        write_desk(config_dir, chat_server.url)
+        tape = tmp_path / "desk.jsonl"
+        Conductor.from_config(config_dir, "desk", registry=desk_registry,
+                              cassette=tape).run(1)
+        chat_server.stop()
+        lines = [json.loads(raw) for raw in tape.read_text().splitlines()]
+        lines[0]["response"]["choices"][0]["message"]["tool_calls"] = "oracle"
+        tape.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        result = Conductor.from_config(config_dir, "desk", registry=desk_registry,
+                                       cassette=tape, cassette_mode="replay").run(1)
+        (failed,) = [e.payload for e in result.ledger.of_kind("agent.failed")]
+        assert failed["kind"] == "model_error" and "tool_calls" in failed["message"]
+        assert result.reason == "ticks"
+
+
+HOLDER = """
+import sys
+from workbench.agents.cassette import Cassette
+body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0}
+tape = Cassette(sys.argv[1], "record")
+tape.record(body, "a", 1, response={"n": 1})
+print("recording", flush=True)
+sys.stdin.readline()
+tape.record(body, "a", 2, response={"n": 2})
+tape.close()
+"""
+
+
+class TestOneRecorder:
+    def test_a_second_recorder_is_refused_at_once_and_the_first_keeps_its_file(self,
+                                                                               tmp_path):
+        path = tmp_path / "tape.jsonl"
+        first = Cassette(path, "record")
+        first.record(BODY, "a", 1, response={"n": 1})
+        with pytest.raises(ConfigError) as caught:
+            Cassette(path, "record")
+        message = str(caught.value)
+        assert str(path) in message and "being recorded" in message and "\n" not in message
+        first.record(BODY, "a", 2, response={"n": 2})
+        first.close()
+        replay = Cassette(path, "replay")
+        assert [replay.lookup(BODY, "a", t)["response"]["n"] for t in (1, 2)] == [1, 2]
+        Cassette(path, "record").close()  # once closed, the next recording may start
+
+    def test_a_cli_run_recording_another_process_s_cassette_is_refused_with_one_line(
+            self, tmp_path, config_dir, chat_server, api_key, python, workbench_cli,
+            offline_env):
+        import subprocess
+
+        from desk import API_KEY, write_desk
+
+        write_desk(config_dir, chat_server.url)
+        path = tmp_path / "tape.jsonl"
+        holder = subprocess.Popen([python, "-c", HOLDER, str(path)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, env=offline_env)
+        try:
+            assert holder.stdout.readline() == "recording\n"
+            cli = subprocess.run(
+                [*workbench_cli, "run", "desk", "--config", str(config_dir), "--ticks", "1",
+                 "--cassette", str(path), "--cassette-mode", "record"],
+                capture_output=True, text=True, env={**offline_env, "DESK_API_KEY": API_KEY},
+                cwd=tmp_path)
+            holder.stdin.write("go on\n")
+            holder.stdin.flush()
+            assert holder.wait(timeout=30) == 0
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+        assert cli.returncode == 2
+        assert cli.stderr.count("\n") == 1 and "being recorded" in cli.stderr
+        assert chat_server.requests == []  # refused before any model call
+        replay = Cassette(path, "replay")
+        assert [replay.lookup(BODY, "a", t)["response"]["n"] for t in (1, 2)] == [1, 2]

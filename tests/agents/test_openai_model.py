@@ -261,10 +261,11 @@ def test_a_cassette_line_that_is_not_an_exchange_names_file_and_line(tmp_path):
     from workbench.errors import ConfigError
 
     tape = tmp_path / "bad.jsonl"
-    tape.write_text('{"fingerprint": "x", "request": {}, "response": {}}\n{"nope": 1}\n')
+    tape.write_text(f'{{"fingerprint": "{"0" * 64}", "request": {{}}, "response": {{}}}}\n'
+                    f'{{"nope": 1}}\n')
     with pytest.raises(ConfigError) as caught:
         Cassette(tape)
-    assert "bad.jsonl" in str(caught.value) and "line 2" in str(caught.value)
+    assert str(caught.value).startswith(f"{tape}:2: fingerprint: ")
     with pytest.raises(ConfigError, match="allowed: auto, record, replay"):
         Cassette(tape, mode="rewind")
     assert Path(tape).read_text().count("\n") == 2  # nothing was lost
