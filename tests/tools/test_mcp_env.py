@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -82,6 +83,171 @@ class TestTrust:
         # The calls log names the server that served each call.
         served = {r["transport"] for r in read_calls_log(tmp_path / "run.calls.jsonl").values()}
         assert served == {"stdio:workbench.tools.mcp_server"}
+
+
+def _venv_sibling() -> Path | None:
+    """Another name for this interpreter in its own bin directory (python3 beside python)."""
+    exe = Path(sys.executable)
+    for name in ("python3", "python", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
+        sibling = exe.with_name(name)
+        if sibling != exe and sibling.exists() and \
+                os.path.realpath(sibling) == os.path.realpath(exe):
+            return sibling
+    return None
+
+
+def _prefix_of(python: str | Path, cwd: Path | None = None) -> str:
+    """What ``python`` really runs as: its ``sys.prefix`` (the venv, or the base install)."""
+    done = subprocess.run([str(python), "-c", "import sys; print(sys.prefix)"],
+                          capture_output=True, text=True, timeout=30, cwd=cwd, check=True)
+    return done.stdout.strip()
+
+
+def _evil_python(directory: Path, name: str, mark: Path) -> Path:
+    """A script named like an interpreter that is not ours: it only leaves ``mark``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / name
+    script.write_text(f"#!/bin/sh\necho ran > {shlex.quote(str(mark))}\n")
+    script.chmod(0o755)
+    return script
+
+
+BUILTIN = "-m workbench.tools.mcp_server"
+
+
+class TestTrustByInterpreter:
+    """Item 13: trust follows the executable a command resolves to, never its text."""
+
+    def test_the_venvs_python_by_full_path_is_ours(self):
+        sibling = _venv_sibling()
+        if sibling is None:
+            pytest.skip("this interpreter has no second name in its bin directory")
+        assert is_builtin_server(MCPConnection(f"{sibling} {BUILTIN}"))
+        assert is_builtin_server(MCPConnection(f"{sys.executable} {BUILTIN}"))
+        assert is_builtin_server(MCPConnection([str(sibling), "-m",
+                                                "workbench.tools.mcp_server"]))
+
+    def test_bare_python_and_python3_are_ours(self):
+        assert is_builtin_server(MCPConnection(f"python {BUILTIN}"))
+        assert is_builtin_server(MCPConnection(f"python3 {BUILTIN}"))
+
+    def test_a_relative_path_resolves_against_the_servers_working_directory(self):
+        exe = Path(sys.executable)
+        relative = os.path.relpath(exe, exe.parents[2])
+        assert is_builtin_server(MCPConnection(f"{relative} {BUILTIN}", cwd=exe.parents[2]))
+        # The same text from elsewhere names nothing (or something else): not ours.
+        assert not is_builtin_server(MCPConnection(f"{relative} {BUILTIN}", cwd="/"))
+
+    def test_a_name_found_on_the_servers_path_counts_when_it_is_this_interpreter(self):
+        exe = Path(sys.executable)
+        name = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        if not (exe.parent / name).exists():
+            pytest.skip(f"no {name} beside {exe}")
+        conn = MCPConnection(f"{name} {BUILTIN}", env={"PATH": str(exe.parent)})
+        assert is_builtin_server(conn)
+
+    def test_a_script_named_python_on_path_is_not_ours(self, tmp_path):
+        mark = tmp_path / "evil-ran"
+        fake = tmp_path / "fakebin"
+        name = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        for n in ("python", "python3", name):
+            _evil_python(fake, n, mark)
+        path = {"PATH": f"{fake}{os.pathsep}{os.environ.get('PATH', '')}"}
+        # Found on the server's PATH, or named by its path: the script, not this interpreter.
+        assert not is_builtin_server(MCPConnection(f"{name} {BUILTIN}", env=path))
+        assert not is_builtin_server(MCPConnection(f"{fake / 'python'} {BUILTIN}"))
+        assert not is_builtin_server(MCPConnection(f"{fake / 'python3'} {BUILTIN}", env=path))
+        # A bare `python` is this interpreter whatever PATH says: trusted, and it really
+        # runs our server (the script never ran).
+        conn = MCPConnection(f"python {BUILTIN}", env={**path, **_import_path()},
+                             log_dir=tmp_path)
+        assert is_builtin_server(conn)
+        with conn:
+            assert "oracle" in conn.tool_names()
+        assert not mark.exists()
+
+    def test_a_symlink_outside_the_venv_runs_the_base_interpreter_so_is_not_ours(
+            self, tmp_path):
+        link = tmp_path / "bin" / "python"
+        link.parent.mkdir()
+        link.symlink_to(sys.executable)
+        assert os.path.realpath(link) == os.path.realpath(sys.executable)
+        # Python finds its venv by the pyvenv.cfg beside the path it was started by,
+        # not beside its realpath: this link runs without the venv's site-packages.
+        in_venv = sys.prefix != sys.base_prefix
+        assert (_prefix_of(link) == sys.prefix) == (not in_venv)
+        assert is_builtin_server(MCPConnection(f"{link} {BUILTIN}")) == (not in_venv)
+
+    def test_the_base_interpreter_of_the_venv_is_not_ours(self):
+        if sys.prefix == sys.base_prefix:
+            pytest.skip("not running in a venv")
+        base = os.path.realpath(sys.executable)
+        assert _prefix_of(base) != sys.prefix  # it runs other site-packages
+        assert not is_builtin_server(MCPConnection(f"{base} {BUILTIN}"))
+
+    def test_another_venv_of_the_same_base_interpreter_is_not_ours(self, tmp_path):
+        other = tmp_path / "other-venv"
+        (other / "bin").mkdir(parents=True)
+        base = os.path.realpath(sys.executable)
+        (other / "pyvenv.cfg").write_text(f"home = {Path(base).parent}\n"
+                                          f"include-system-site-packages = false\n")
+        (other / "bin" / "python").symlink_to(base)
+        assert _prefix_of(other / "bin" / "python") == str(other)
+        assert not is_builtin_server(MCPConnection(f"{other / 'bin' / 'python'} {BUILTIN}"))
+
+    @pytest.mark.parametrize("command", [
+        'sh -c "python -m workbench.tools.mcp_server"',
+        "/usr/bin/env python3 -m workbench.tools.mcp_server",
+        "PYTHONPATH=/tmp/evil python -m workbench.tools.mcp_server",
+        "python -c 'import runpy; runpy.run_module(\"workbench.tools.mcp_server\")'",
+        "python -c pass -m workbench.tools.mcp_server",
+        "python -m workbench.tools.mcp_server_evil",
+        "python -m workbench.tools.mcp_server --evil",
+        "python -mworkbench.tools.mcp_server",
+        "python -I -m workbench.tools.mcp_server",
+        "python workbench/tools/mcp_server.py",
+        "python -m mcp_server_time",
+        "http://127.0.0.1:1/mcp",
+        "https://localhost/mcp?cmd=python+-m+workbench.tools.mcp_server",
+    ])
+    def test_hostile_spellings_are_not_ours(self, command):
+        assert not is_builtin_server(MCPConnection(command))
+
+    @pytest.mark.parametrize("variable", ["PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+                                          "LD_PRELOAD"])
+    def test_an_environment_that_changes_what_code_runs_is_not_ours(self, variable,
+                                                                    tmp_path):
+        evil = {variable: str(tmp_path / "evil")}
+        assert not is_builtin_server(MCPConnection(f"python {BUILTIN}", env=evil))
+
+    @pytest.mark.parametrize("package", ["workbench/__init__.py", "workbench/tools/x.py",
+                                         "workbench.py"])
+    def test_a_working_directory_that_shadows_our_package_is_not_ours(self, tmp_path,
+                                                                      package):
+        # `-m` puts the working directory first on sys.path: a `workbench` there (even a
+        # bare directory, a namespace package) is what the server would import.
+        (tmp_path / package).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / package).write_text("raise SystemExit('not the workbench')\n")
+        assert not is_builtin_server(MCPConnection(f"python {BUILTIN}", cwd=tmp_path))
+        assert is_builtin_server(MCPConnection(f"python {BUILTIN}", cwd=tmp_path / "w"))
+
+    def test_mcp_servers_naming_the_venvs_python_by_path_gives_the_in_process_ledger(
+            self, repo_root, monkeypatch, tmp_path):
+        sibling = _venv_sibling()
+        if sibling is None:
+            pytest.skip("this interpreter has no second name in its bin directory")
+        monkeypatch.setenv("MCP_SERVERS", f"{sibling} {BUILTIN}")
+        monkeypatch.delenv("MCP_ORACLE", raising=False)
+        over_mcp = Conductor.from_config(repo_root / "config", "oracle-grove",
+                                         ledger_path=tmp_path / "run.jsonl").run(ticks=6)
+        in_process = Conductor.from_config(repo_root / "config", "oracle-grove",
+                                           registry=register_builtins(ToolRegistry())).run(6)
+        assert over_mcp.violations == []  # was: every call refused "not approved"
+        assert over_mcp.final_hash == in_process.final_hash
+
+
+def _import_path() -> dict[str, str]:
+    return {k: os.environ[k] for k in ("PYTHONPATH", "VIRTUAL_ENV") if os.environ.get(k)}
 
 
 class TestHints:

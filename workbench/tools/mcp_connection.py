@@ -167,6 +167,16 @@ class MCPConnection:
         self.name = self._listing.server = name
         self.label = f"{self.transport}:{name}"
 
+    @property
+    def cwd(self) -> str | os.PathLike[str] | None:
+        """Working directory of a stdio server (None: this process's), as trust reads it."""
+        return self._cwd
+
+    @property
+    def extra_env(self) -> dict[str, str]:
+        """The environment a stdio server gets over the SDK's safe defaults (a copy)."""
+        return dict(self._env or {})
+
     def add_env(self, extra: Mapping[str, str]) -> None:
         """Add environment variables for a stdio server (before it starts)."""
         if extra:

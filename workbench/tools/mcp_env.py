@@ -10,10 +10,12 @@ Each gives a connected :class:`~workbench.tools.mcp_resolver.MCPResolver`.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError
@@ -23,17 +25,23 @@ from workbench.tools.mcp_resolver import MCPResolver
 from workbench.tools.mcp_settings import DEFAULT_TIMEOUT, env_number
 
 __all__ = [
+    "BUILTIN_MODULE",
     "is_builtin_server",
     "mcp_resolver_from_env",
+    "not_builtin_why",
     "oracle_server_command",
     "resolver_for_servers",
     "split_servers",
 ]
 
 
+#: The module the built-in server runs as: ``python -m workbench.tools.mcp_server``.
+BUILTIN_MODULE = "workbench.tools.mcp_server"
+
+
 def oracle_server_command() -> list[str]:
     """The command line of the built-in server, as ``MCP_ORACLE=1`` starts it."""
-    return [sys.executable, "-m", "workbench.tools.mcp_server"]
+    return [sys.executable, "-m", BUILTIN_MODULE]
 
 
 def split_servers(value: str) -> list[str]:
@@ -41,13 +49,97 @@ def split_servers(value: str) -> list[str]:
     return [part.strip() for part in re.split(r"::(?![^\[]*\])", value) if part.strip()]
 
 
+#: Environment variables that change what an interpreter runs (its import path, its
+#: standard library, code preloaded into it). A server whose extra environment sets one
+#: to anything but this process's own value may run other code than ours.
+_CODE_CHANGING_ENV = ("PYTHON", "LD_", "DYLD_")
+
+
 def is_builtin_server(conn: MCPConnection) -> bool:
     """Whether ``conn`` starts our own server with this interpreter: our code, so trusted.
 
-    Only the exact command ``MCP_ORACLE=1`` uses counts (``python`` means this
-    interpreter); a URL cannot show whose code answers it, so it never counts.
+    This is the one place the built-in server's trust is decided (DESIGN.md section 10).
+    The command's text never decides it; what it would run does (:func:`not_builtin_why`):
+
+    * the argv is exactly ``<python> -m workbench.tools.mcp_server``: no other argument
+      (``-c``, ``-I``, a script, an extra option, another module) is accepted;
+    * ``<python>``, resolved as the server's exec would (against its working directory,
+      or on its ``PATH``), then through every symlink, is the file ``sys.executable``
+      resolves to, *and* would start in the same environment: the same ``pyvenv.cfg``
+      beside it or one directory up, as Python itself looks for it. A venv's ``python``
+      is a symlink to the base interpreter, but the base interpreter (or a link to it
+      from outside the venv, or another venv made from it) runs other site-packages, so
+      none of those counts. ``python``/``python3`` mean ``sys.executable``
+      (:class:`MCPConnection` rewrites them), so they always count;
+    * the server's extra environment changes no ``PYTHON*``, ``LD_*`` or ``DYLD_*``
+      variable from this process's value;
+    * its working directory holds no ``workbench`` package other than ours (``-m`` puts it
+      first on ``sys.path``: even a bare ``workbench/`` directory would be imported).
+
+    A URL cannot show whose code answers it, so it never counts.
     """
-    return conn.transport == "stdio" and conn.argv == oracle_server_command()
+    return not_builtin_why(conn) is None
+
+
+def not_builtin_why(conn: MCPConnection) -> str | None:
+    """Why ``conn`` is not the built-in server (see :func:`is_builtin_server`), or None."""
+    if conn.transport != "stdio":
+        return "a URL cannot show whose code answers it"
+    argv = conn.argv
+    if argv[1:] != ["-m", BUILTIN_MODULE]:
+        return f"its command is not exactly `python -m {BUILTIN_MODULE}`"
+    env = conn.extra_env
+    changed = sorted(k for k, v in env.items()
+                     if k.startswith(_CODE_CHANGING_ENV) and os.environ.get(k) != v)
+    if changed:
+        return f"its environment sets {', '.join(changed)}, which change what code runs"
+    cwd = Path(conn.cwd) if conn.cwd is not None else Path.cwd()
+    exe = _exec_path(argv[0], env.get("PATH", os.environ.get("PATH", os.defpath)), cwd)
+    if exe is None:
+        return f"{argv[0]!r} names no executable file"
+    if _interpreter(exe) != _interpreter(Path(sys.executable)):
+        return f"{argv[0]!r} is not this interpreter in this environment"
+    shadow = importlib.machinery.PathFinder.find_spec("workbench", [str(cwd)])
+    if shadow is not None and not _is_ours(shadow):
+        return f"its working directory {str(cwd)!r} holds another `workbench` package"
+    return None
+
+
+def _exec_path(command: str, path: str, cwd: Path) -> Path | None:
+    """The file the server's exec would run for ``command``, as ``execvpe`` finds it.
+
+    The server starts in ``cwd``, so a relative command, or a relative ``PATH`` entry,
+    means a file under ``cwd``, not under this process's directory.
+    """
+    if os.sep in command:
+        candidates = [cwd / command]
+    else:
+        candidates = [cwd / (entry or ".") / command for entry in path.split(os.pathsep)]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _interpreter(exe: Path) -> tuple[str, str | None]:
+    """What an interpreter started by path ``exe`` is: (its binary, its venv or None).
+
+    Python finds its venv by a ``pyvenv.cfg`` beside the path it was started by, or one
+    directory up; that path is taken as given (its symlinks are not resolved), so a link
+    to a venv's python from outside the venv starts the base interpreter.
+    """
+    absolute = Path(os.path.abspath(exe))
+    venv = next((d for d in (absolute.parent, absolute.parent.parent)
+                 if (d / "pyvenv.cfg").is_file()), None)
+    return os.path.realpath(absolute), None if venv is None else os.path.realpath(venv)
+
+
+def _is_ours(spec: importlib.machinery.ModuleSpec) -> bool:
+    """Whether ``spec`` (of ``workbench``, found in a server's directory) is this package."""
+    import workbench
+
+    ours = os.path.realpath(workbench.__file__ or "")
+    return spec.origin is not None and os.path.realpath(spec.origin) == ours
 
 
 def mcp_resolver_from_env(env: Mapping[str, str] | None = None) -> MCPResolver:
