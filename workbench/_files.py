@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from pathlib import Path
 
 from workbench.errors import ConfigError
 
-__all__ = ["STORAGE_ERRNOS", "check_new_file", "describe_os_error", "read_text", "require_dir"]
+__all__ = ["STORAGE_ERRNOS", "check_new_file", "describe_os_error", "read_bounded", "read_text",
+           "require_dir"]
 
 #: Errors of the storage itself (full, read-only, over quota, failing), whatever the path.
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
@@ -55,13 +57,16 @@ def describe_os_error(path: str | os.PathLike[str] | None, exc: OSError,
     return f"{exc.strerror or exc} (errno {exc.errno})"
 
 
-def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool = True) -> str:
+def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool = True,
+              max_bytes: int | None = None) -> str:
     """The UTF-8 text of the file at ``path``.
 
     Args:
         path: The file.
         expected: What the file should hold, for messages ("a JSON list of edits").
         allow_empty: When False, an empty (or all-whitespace) file is an error.
+        max_bytes: When given, only a regular file of at most this many bytes is read
+            (see :func:`read_bounded`): for files anyone may hand over.
 
     Raises:
         ConfigError: missing, a directory, under a file, unreadable, not UTF-8, or empty
@@ -69,7 +74,7 @@ def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool 
     """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = p.read_bytes() if max_bytes is None else read_bounded(p, expected, max_bytes)
     except OSError as exc:
         raise ConfigError(p, "", describe_os_error(p, exc, expected)) from None
     try:
@@ -83,6 +88,50 @@ def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool 
     if not allow_empty and not text.strip():
         raise ConfigError(p, "", f"is empty; expected {expected}")
     return text
+
+
+def read_bounded(path: str | os.PathLike[str], expected: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path``, refusing it past ``max_bytes``.
+
+    The file is opened non-blocking and its type checked on the open descriptor, so a
+    FIFO with no writer, a device (``/dev/zero``) or a socket is refused at once instead
+    of blocking in ``open()`` or being read forever; at most ``max_bytes + 1`` bytes are
+    ever read, even from a file that grows while it is read.
+
+    Raises:
+        ConfigError: not a regular file, or bigger than ``max_bytes``.
+        OSError: it cannot be opened (missing, permissions); the caller describes it.
+    """
+    p = Path(path)
+    fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                    else "a socket" if stat.S_ISSOCK(mode) else "a device")
+            raise ConfigError(p, "", f"is {kind}, not a regular file; save {expected} "
+                                     f"to a file and give its path")
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise ConfigError(p, "", f"is over {_size(max_bytes)}, the most read for {expected}; "
+                                 f"split it or trim it")
+    return b"".join(chunks)
+
+
+def _size(n: int) -> str:
+    """``16 MiB``, ``8 KiB`` or ``100 bytes``: a cap in the unit it was chosen in."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n:,} bytes"
 
 
 def require_dir(path: str | os.PathLike[str], expected: str) -> Path:

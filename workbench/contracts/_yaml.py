@@ -18,7 +18,7 @@ from workbench._files import read_text
 from workbench.errors import ConfigError
 
 __all__ = ["MAX_ALIAS_VALUES", "format_loc", "line_of", "load_named", "model_from_yaml",
-           "read_yaml"]
+           "parse_yaml", "read_yaml"]
 
 #: How many values YAML aliases may add to a file when expanded. Anchors and aliases are
 #: fine for sharing a block or two; a legitimate config never comes near this.
@@ -59,11 +59,22 @@ def read_yaml(path: Path) -> tuple[Any, str]:
             too far, with the line of the problem.
     """
     text = read_text(path, "a YAML file of keys and values")
+    return parse_yaml(path, text), text
+
+
+def parse_yaml(path: str | Path, text: str) -> Any:
+    """Parse ``text`` (read from ``path``, named in errors) as :func:`read_yaml` does.
+
+    For callers that read the file themselves (with a size cap, say).
+
+    Raises:
+        ConfigError: invalid YAML, or aliases that expand too far, with the line.
+    """
     loader = _UniqueKeyLoader(text)
     try:
         node = loader.get_single_node()
         if node is None:
-            return None, text
+            return None
         _check_aliases(path, node)
         data = loader.construct_document(node)
     except yaml.YAMLError as exc:
@@ -76,7 +87,7 @@ def read_yaml(path: Path) -> tuple[Any, str]:
                           "not hundreds") from None
     finally:
         loader.dispose()
-    return data, text
+    return data
 
 
 def _check_aliases(path: Path, root: yaml.Node) -> None:
