@@ -99,18 +99,30 @@ class ToolDenied(WorkbenchError):
     Attributes:
         agent: Who asked.
         tool: What was asked for.
-        reason: Short reason as recorded on the ``tool.denied`` event
-            (``not granted``, ``not approved``, ``pin drift``, ``hidden by curation``, ...).
+        reason: Short reason as recorded on the ``tool.denied`` event, a category programs
+            can match (``not granted``, ``not approved``, ``pin drift``, ``hidden by
+            curation``, ...).
+        detail: Which case of the category it is and what to do, for a person; recorded
+            as the event's ``detail`` when not empty (most refusals have none).
     """
 
     reason_code = "denied"
+    detail = ""
 
-    def __init__(self, agent: str, tool: str, reason: str | None = None, hint: str = ""):
+    def __init__(self, agent: str, tool: str, reason: str | None = None, hint: str = "",
+                 detail: str = ""):
         self.agent = agent
         self.tool = tool
         self.reason = reason or self.reason_code
+        self.detail = detail
         msg = f"agent {agent!r} may not call {tool!r}: {self.reason}"
+        if detail:
+            msg = f"{msg}: {detail}"
         super().__init__(f"{msg}. {hint}" if hint else msg)
+
+    def to_payload(self) -> dict[str, str]:
+        """What a ``tool.denied`` event records: ``reason``, and ``detail`` when there is one."""
+        return {"reason": self.reason, **({"detail": self.detail} if self.detail else {})}
 
 
 class CapabilityViolation(ToolDenied):

@@ -126,3 +126,28 @@ def write_config(root, *, script, grants, servers=(), surface_tools=None, policy
         scenario["surface"] = "surfaces/trial"
     (root / "scenarios/trial.yaml").write_text(json.dumps(scenario, indent=1))
     return root
+
+
+# -- a surface pinned under one server name, a scenario naming that server another ------
+#: What the scenario's agent calls: mcp-server-time's tool, as the surface curates it.
+TIME_TOOL = "get_current_time"
+
+
+def imported_time_surface(out, server="a"):
+    """Import mcp-server-time (a real subprocess) into ``out``, pinned to ``server``."""
+    from workbench.surface.importer import import_surface
+
+    import_surface([TIME_CMD], out, names=[server])
+    return out
+
+
+def renamed_config(root, imported, server="b", call=TIME_TOOL):
+    """A config tree at ``root`` whose scenario ``trial`` runs ``imported`` over the server
+    named ``server`` (mcp-server-time, whatever the pins call it); its agent calls ``call``.
+    """
+    from workbench.surface.artifact import load_pins, load_tools
+
+    return write_config(root, grants=[call], servers=[(server, TIME_CMD)],
+                        script=[{"call": call, "params": {"timezone": "UTC"},
+                                 "say": "read the clock"}],
+                        surface_tools=load_tools(imported), pins=load_pins(imported))

@@ -45,3 +45,56 @@ def test_nothing_to_approve_in_process(workbench):
     workbench.runner.run_button.click()
     assert workbench.runner.approvals.boxes == {}
     assert workbench.runner.approvals.layout.display == "none"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """mcp-server-time's tools, imported once (a real subprocess), pinned to server 'a'."""
+    from tests.surface.surface_data import imported_time_surface
+
+    return imported_time_surface(tmp_path_factory.mktemp("imported") / "time")
+
+
+class TestPinDrift:
+    """Issue 23 item 14: a surface pinned to server 'a', a scenario naming it 'b'."""
+
+    def test_drift_refusals_are_listed_with_why_and_what_to_do(self, tmp_path, imported):
+        from tests.surface.surface_data import TIME_TOOL, renamed_config
+        from workbench.widgets import Workbench
+
+        wb = Workbench.from_config(renamed_config(tmp_path / "config", imported),
+                                   scenario="trial")
+        try:
+            runner = wb.runner
+            runner.approve.value = "*"  # approving every call changes nothing: the pin rules
+            runner.run_button.click()
+            assert runner.last_error is None, runner.last_error
+        finally:
+            wb.close()
+        panel = runner.approvals
+        assert panel.layout.display is None and panel.boxes == {}
+        assert panel.drift == [TIME_TOOL]
+        import ipywidgets
+
+        text = " ".join(c.value for c in panel.children if isinstance(c, ipywidgets.HTML))
+        assert "Pin drift (1)" in text
+        assert (f"<b>{TIME_TOOL}</b>: 1 call(s) by runner refused as <i>pin drift</i>: "
+                f"pinned to server &#x27;a&#x27;, offered by &#x27;b&#x27;: re-pin with "
+                f"`workbench surface approve config/surfaces/trial {TIME_TOOL} --server "
+                f"&lt;command of &#x27;b&#x27;&gt; --name b`, or name the server "
+                f"&#x27;a&#x27; in the scenario") in text
+        assert panel.approve_button not in panel.children  # nothing here to approve
+
+    def test_a_detail_is_escaped(self):
+        from workbench.contracts.events import Event
+        from workbench.widgets.approval_panel import ApprovalPanel
+
+        forged = Event(run_id="r", seq=1, tick=1, kind="tool.denied", actor="x<i>",
+                       payload={"tool": "t<b>", "params": {}, "reason": "pin drift",
+                                "detail": "<script>alert(1)</script>"}, caused_by=None,
+                       hash="0")
+        panel = ApprovalPanel(on_approve=lambda tools: None)
+        panel.show([], [forged])
+        html = panel.children[1].value
+        assert "<script>" not in html and "&lt;script&gt;" in html
+        assert "t&lt;b&gt;" in html and "x&lt;i&gt;" in html

@@ -161,3 +161,59 @@ class TestSelectionScore:
         (editor.dir / "tasks.jsonl").unlink()
         editor.revert_button.click()  # reloads the surface's files
         assert editor.score is None and "add a tasks.jsonl" in editor.score_label.value
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """mcp-server-time's tools, imported once (a real subprocess), pinned to server 'a'."""
+    from tests.surface.surface_data import imported_time_surface
+
+    return imported_time_surface(tmp_path_factory.mktemp("imported") / "time")
+
+
+class TestPinDrift:
+    """Issue 23 item 14: the editor says which scenarios will refuse a tool as pin drift."""
+
+    def editor_over(self, root):
+        return SurfaceEditor(Session.from_config(root), "trial")
+
+    def test_a_scenario_naming_the_server_otherwise_is_shown_as_drift(self, tmp_path,
+                                                                     imported):
+        from tests.surface.surface_data import TIME_TOOL, renamed_config
+
+        editor = self.editor_over(renamed_config(tmp_path / "config", imported))
+        editor.select_tool(TIME_TOOL)
+        assert editor.drift_notes == [
+            f"in scenario 'trial', every call of {TIME_TOOL} is refused as pin drift: "
+            f"pinned to server 'a', offered by 'b': re-pin with `workbench surface approve "
+            f"config/surfaces/trial {TIME_TOOL} --server <command of 'b'> --name b`, or "
+            f"name the server 'a' in the scenario"]
+        assert "offered by &#x27;b&#x27;" in editor.drift_label.value
+        assert "<command" not in editor.drift_label.value  # escaped, not a tag
+
+    def test_several_servers_none_named_as_pinned(self, tmp_path, imported):
+        from tests.surface.surface_data import TIME_CMD, TIME_TOOL, renamed_config
+
+        root = renamed_config(tmp_path / "config", imported)
+        scenario = json.loads((root / "scenarios/trial.yaml").read_text())
+        scenario["servers"].append({"name": "c", "command": " ".join(TIME_CMD)})
+        (root / "scenarios/trial.yaml").write_text(json.dumps(scenario, indent=1))
+        editor = self.editor_over(root)
+        editor.select_tool(TIME_TOOL)
+        [note] = editor.drift_notes
+        assert "pinned to server 'a', which the scenario does not name (it names 'b', 'c')"\
+            in note
+
+    def test_the_pinned_name_in_the_scenario_shows_no_drift(self, tmp_path, imported):
+        from tests.surface.surface_data import TIME_TOOL, renamed_config
+
+        editor = self.editor_over(renamed_config(tmp_path / "config", imported, server="a"))
+        editor.select_tool(TIME_TOOL)
+        assert editor.drift_notes == [] and editor.drift_label.value == ""
+
+    def test_the_shipped_surfaces_show_no_drift(self, config_dir):
+        for surface in ("watch-house", "counting-house"):
+            editor = SurfaceEditor(Session.from_config(config_dir), surface)
+            for option in editor.tool_select.options:
+                editor.tool_select.value = option
+                assert editor.drift_notes == [], (surface, option)

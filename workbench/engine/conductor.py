@@ -401,7 +401,7 @@ class Conductor:
                 raise ToolCallError("interrupted", INTERRUPTED["message"], tool) from None
             except ToolDenied as denied:
                 event = self._append(turn.tick, "tool.denied", agent.name,
-                                     {**base, "reason": denied.reason}, turn.cause)
+                                     {**base, **denied.to_payload()}, turn.cause)
                 turn.denied_seq = event.seq
                 self._telemetry(event.seq, tool, started, "none")
                 self._flush_outcome(written_ahead)

@@ -140,7 +140,7 @@ class HandCalls:
             result = registry.call(agent, manifest, tool, params)
         except ToolDenied as denied:
             event = self.ledger.append(tick, "tool.denied", agent,
-                                       {**base, "reason": denied.reason})
+                                       {**base, **denied.to_payload()})
             return self._keep(CallOutcome(agent, tool, params, "denied", event,
                                           reason=denied.reason, message=str(denied)),
                               started)

@@ -98,7 +98,7 @@ def failure_payload(exc: Exception, agent: ManifestAgent) -> dict[str, Any]:
         if exc.reason == CapabilityViolation.reason_code:
             exc = CapabilityViolation(exc.agent, exc.tool, list(agent.manifest.tools))
         else:
-            exc = ToolDenied(exc.agent, exc.tool, exc.reason)
+            exc = ToolDenied(exc.agent, exc.tool, exc.reason, detail=exc.detail)
     if isinstance(exc, ModelError):  # its kind says what failed: model_error, timeout...
         return {"error": "ModelError", "kind": exc.kind, "message": exc.message}
     message = str(exc)
@@ -170,7 +170,8 @@ def replayed_outcome(recorded: Event, agent: ManifestAgent, tool: str,
     error = payload.get("error")
     try:
         if recorded.kind == "tool.denied":
-            raise ReplayedDenial(agent.name, tool, str(payload["reason"]))
+            raise ReplayedDenial(agent.name, tool, str(payload["reason"]),
+                                 detail=str(payload.get("detail", "")))
         if error is not None:
             if error.get("kind") == "interrupted":
                 raise Interrupted

@@ -8,8 +8,10 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
     workbench surface apply DIR EDITS.json        (EDITS.json: a list of edits, or - for stdin)
     workbench surface import --server "CMD or URL"... --out DIR [--name N]... [--settle S]
                              [--force]
-    workbench surface diff DIR (--server "CMD or URL" | --against DIR2) [--format table|json]
-    workbench surface approve DIR TOOL... --server "CMD or URL" [--settle S] [--force]
+    workbench surface diff DIR (--server "CMD or URL" [--name N] | --against DIR2)
+                           [--format table|json]
+    workbench surface approve DIR TOOL... --server "CMD or URL" [--name N] [--settle S]
+                              [--force]
     workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
                     [--fail-on warning|high]
 
@@ -79,10 +81,13 @@ def register(subparsers: Any) -> None:
     src = diff.add_mutually_exclusive_group(required=True)
     src.add_argument("--server", type=server_target, help="stdio command line or http(s) URL")
     src.add_argument("--against", help="another surface directory")
+    diff.add_argument("--name", default=None,
+                      help="the name a scenario gives the --server: a tool pinned to another "
+                           "server name is drift (field 'server'), as a run would refuse it")
     diff.add_argument("--settle", type=seconds, default=0.0,
                       help="seconds to wait for tools added right after connecting")
     diff.add_argument("--format", choices=("table", "json"), default="table")
-    diff.set_defaults(func=_cmd_diff)
+    diff.set_defaults(func=_cmd_diff, parser=diff)
 
     ap = sub.add_parser("approve", help="re-pin tools after reviewing their drift (refuses "
                         "new text the audit flags high unless --force; exit 1 when refused)")
@@ -90,6 +95,10 @@ def register(subparsers: Any) -> None:
     ap.add_argument("tools", nargs="+", metavar="TOOL", help="tools to approve as they are now")
     ap.add_argument("--server", required=True, type=server_target,
                     help="stdio command line or http(s) URL")
+    ap.add_argument("--name", default=None,
+                    help="pin the tools to this server name (the name the scenario gives the "
+                         "server; default: the name each pin has, or one derived from "
+                         "--server for a tool without a pin)")
     ap.add_argument("--settle", type=seconds, default=0.0,
                     help="seconds to wait for tools changed right after connecting")
     ap.add_argument("--force", action="store_true",
@@ -271,8 +280,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from workbench.contracts.characters import distinguishable
-    from workbench.surface.pins import compare, nameless
+    from workbench.surface.artifact import load_pins
+    from workbench.surface.pins import compare, drift_detail, nameless
 
+    if args.name is not None and args.against is not None:
+        args.parser.error("--name names the --server; with --against the pins of both "
+                          "surfaces are compared as they are")
     require_dir(args.dir, _SURFACE_DIR)
     if args.against is not None:
         require_dir(args.against, _SURFACE_DIR)
@@ -288,13 +301,36 @@ def _cmd_diff(args: argparse.Namespace) -> int:
         print(f"skipped {skipped} tool(s) without a name (empty or missing): they cannot be "
               f"compared, pinned or called", file=sys.stderr)
     changes = compare(before, after)
+    # Which server each tool is pinned to, where that differs from the name a run gives it.
+    pinned = {p["name"]: p["server"] for p in load_pins(args.dir)} if args.name else {}
+    moved = {c.tool: pinned[c.tool] for c in changes
+             if c.status in ("same", "drift") and pinned.get(c.tool, args.name) != args.name}
+    changes = [_moved(c) if c.tool in moved else c for c in changes]
+    details = {tool: drift_detail(tool, server, args.name, next(
+        c.fields for c in changes if c.tool == tool), surface=args.dir)
+        for tool, server in moved.items()}
     if args.format == "json":
-        _print_json([c.to_dict() for c in changes])
+        _print_json([{**c.to_dict(), **({"servers": {"pinned": moved[c.tool],
+                                                     "offered": args.name},
+                                         "detail": details[c.tool]}
+                                        if c.tool in moved else {})} for c in changes])
     else:
         _table(("tool", "status", "fields", "previous"),
                [(distinguishable(c.tool), c.status, ", ".join(c.fields),
                  distinguishable(c.previous or "")) for c in changes])
+        from workbench.textsafe import escape
+
+        for tool, detail in details.items():  # names come from servers and files: escaped
+            print(escape(f"{distinguishable(tool)}: {detail}"))
     return 1 if skipped or any(c.status != "same" for c in changes) else 0
+
+
+def _moved(change: Any) -> Any:
+    """``change`` (same or drift) as drift with field ``server``: another server offers it."""
+    from workbench.surface.pins import PinChange
+
+    return PinChange(change.tool, "drift", tuple(sorted({"server", *change.fields})),
+                     before=change.before, after=change.after)
 
 
 def _cmd_approve(args: argparse.Namespace) -> int:
@@ -305,7 +341,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
 
     require_dir(args.dir, _SURFACE_DIR)
     pins = {p["name"]: p for p in load_pins(args.dir)}  # a broken file fails before connecting
-    server, live = fetch_tools(args.server, settle=args.settle)
+    server, live = fetch_tools(args.server, name=args.name, settle=args.settle)
     offered = {tool.get("name"): tool for tool in live}
     rows, refused = [], 0
     for name in args.tools:
@@ -316,6 +352,10 @@ def _cmd_approve(args: argparse.Namespace) -> int:
             continue
         before = [pins[name]["wire"]] if name in pins else []
         change = compare(before, [tool])[0]
+        was = pins[name]["server"] if name in pins else None
+        server_name = args.name or was or server
+        if was is not None and was != server_name:
+            change = _moved(change)
         high = [f for f in audit({server: [tool]}) if f.severity == "high"]
         if high and not args.force:
             rows.append((name, change.status, ", ".join(change.fields),
@@ -324,9 +364,10 @@ def _cmd_approve(args: argparse.Namespace) -> int:
                          + "); read it, then --force if you still trust it"))
             refused += 1
             continue
-        server_name = pins[name]["server"] if name in pins else server
         pins[name] = pin(tool, server_name)
-        rows.append((name, change.status, ", ".join(change.fields), "approved"))
+        moved = (f", pinned to server {server_name!r} (was {was!r})"
+                 if was is not None and was != server_name else "")
+        rows.append((name, change.status, ", ".join(change.fields), "approved" + moved))
     if len(rows) > refused:
         save_pins(args.dir, list(pins.values()))
     _table(("tool", "status", "fields", "outcome"), rows)

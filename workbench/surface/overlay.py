@@ -14,7 +14,9 @@ another resolver (usually :class:`~workbench.tools.mcp_resolver.MCPResolver`):
   ``tools/list_changed`` or a reconnect), or that another server now offers, even with
   identical metadata, is refused with reason ``pin drift`` until
   :meth:`CuratedResolver.approve` re-pins it. Meanwhile agents keep seeing the approved
-  text, never the new one.
+  text, never the new one. A pinned tool no server offers any more is refused the same
+  way (:class:`PinGone`); the refusal's ``detail`` says which of the three it is and what
+  resolves it (:func:`~workbench.surface.pins.drift_detail`).
 
 A ``code`` entry runs in-process, and only under capability ``tools`` with its module
 declared in ``policy.json`` (see :mod:`workbench.surface.code`); any other code entry
@@ -38,10 +40,34 @@ from typing import Any
 from workbench.errors import ConfigError, ToolDenied, ToolNotFound, WorkbenchError
 from workbench.surface.artifact import TOOLS_FILE, load_pins, load_policy, load_tools, save_pins
 from workbench.surface.code import code_problem, load_function
-from workbench.surface.pins import PinChange, compare, fingerprint, normalize_wire, pin
+from workbench.surface.pins import (
+    PinChange,
+    compare,
+    drift_detail,
+    fingerprint,
+    normalize_wire,
+    pin,
+)
 from workbench.tools.registry import ToolResolver, ToolSpec
 
-__all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift", "curated_spec"]
+__all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift", "PinGone", "curated_spec",
+           "surface_label"]
+
+
+def surface_label(dir: str | Path | None) -> str:
+    """How refusals name a surface directory in the commands they suggest.
+
+    ``<config>/surfaces/NAME`` as ``config/surfaces/NAME`` (the config directory's own
+    name: the commands run from the project directory, its parent); any other directory by
+    its name. Never an absolute path: the text is recorded on the ledger, which must read
+    the same on every machine.
+    """
+    if dir is None:
+        return "SURFACE"
+    path = Path(dir)
+    if path.parent.name == "surfaces" and path.parent.parent.name:
+        return f"{path.parent.parent.name}/surfaces/{path.name}"
+    return path.name or "SURFACE"
 
 
 class HiddenByCuration(ToolDenied, ToolNotFound):
@@ -62,22 +88,45 @@ class HiddenByCuration(ToolDenied, ToolNotFound):
 
 
 class PinDrift(ToolDenied):
-    """A call to a tool whose server description changed since it was approved."""
+    """A call to a tool that differs from its pin: changed, or offered by another server.
+
+    Its ``reason`` is the category ``pin drift``; its ``detail`` says which case it is
+    (the fields that changed, or the pinned and the offering server's names) and what
+    resolves it (:func:`~workbench.surface.pins.drift_detail`).
+
+    Attributes:
+        fields: The pinned fields that differ (``server`` when another server offers it).
+        servers: ``(pinned, offering)`` server names, when known.
+    """
 
     reason_code = "pin drift"
 
     def __init__(self, agent: str, tool: str, fields: Iterable[str] = (),
-                 servers: tuple[str, str] | None = None):
+                 servers: tuple[str, str | None] | None = None, *,
+                 surface: str = "SURFACE"):
         self.fields = tuple(fields)
-        if servers is not None:
-            hint = (f"It was approved from server {servers[0]!r} but {servers[1]!r} offers it "
-                    f"now; a pin binds its server. Review it and approve it from the new "
-                    f"server if you trust it.")
-        else:
-            changed = ", ".join(self.fields) or "its metadata"
-            hint = (f"The server changed {changed} since it was approved; review it "
-                    f"(workbench surface diff) and re-approve it.")
-        super().__init__(agent, tool, None, hint)
+        self.servers = servers
+        pinned, offered = servers if servers is not None else ("the server", "the server")
+        super().__init__(agent, tool, None,
+                         detail=drift_detail(tool, pinned, offered, self.fields,
+                                             surface=surface))
+
+
+class PinGone(PinDrift, ToolNotFound):
+    """A call to a pinned tool that no server offers now.
+
+    A :class:`PinDrift` (recorded as ``tool.denied``, reason ``pin drift``) and a
+    :class:`ToolNotFound` (``describe`` skips it: agents are not shown it).
+    """
+
+    def __init__(self, tool: str, pinned: str, agent: str = "", *, surface: str = "SURFACE"):
+        self.fields = ()
+        self.servers = (pinned, None)
+        detail = drift_detail(tool, pinned, None, surface=surface)
+        ToolDenied.__init__(self, agent, tool, None, detail=detail)
+        if not agent:  # raised while describing: nobody has asked yet
+            WorkbenchError.__init__(self, f"{tool!r} may not be called: {self.reason}: "
+                                          f"{detail}")
 
 
 class _CodeOrigin:
@@ -160,6 +209,8 @@ class CuratedResolver:
             return self._coded_spec(entry)
         server = self.resolver.get_spec(name)
         if server is None:
+            if name in self._pins:  # approved once, offered by nothing now
+                raise PinGone(name, self._pins[name]["server"], surface=self._label)
             return None
         current = fingerprint(server)
         owner = self._server_of(name)
@@ -183,7 +234,8 @@ class CuratedResolver:
 
         Raises:
             HiddenByCuration: the surface does not list ``name``.
-            PinDrift: the server's description changed since it was approved.
+            PinDrift: the server's description changed since it was approved, another
+                server offers it, or (:class:`PinGone`) no server does.
             ToolCallError: the call failed.
         """
         self.check(name)
@@ -205,22 +257,27 @@ class CuratedResolver:
         if "code" in entry:
             return
         change = self.drift(name)
-        if change is not None:
-            moved = None
-            if "server" in change.fields:
-                moved = (self._pins[name]["server"], self._server_of(name))
-            raise PinDrift(agent, name, change.fields, moved)
+        if change is None:
+            return
+        pinned = self._pins[name]["server"]
+        if change.status == "removed":
+            raise PinGone(name, pinned, agent, surface=self._label)
+        raise PinDrift(agent, name, change.fields, (pinned, self._server_of(name)),
+                       surface=self._label)
 
     def drift(self, name: str) -> PinChange | None:
         """How what is offered as ``name`` now differs from its pin, or None.
 
         A different server offering it is drift (field ``server``) even when every pinned
-        field is equal: a pin binds the tool to the server it was approved from.
+        field is equal: a pin binds the tool to the server it was approved from. A pinned
+        tool no server offers is ``removed``.
         """
         approved = self._pins.get(name)
-        server = self.resolver.get_spec(name)
-        if approved is None or server is None:
+        if approved is None:
             return None
+        server = self.resolver.get_spec(name)
+        if server is None:
+            return PinChange(name, "removed", before=approved["wire"])
         moved = not self._same_server(approved, self._server_of(name))
         if fingerprint(server) == approved["fingerprint"] and not moved:
             return None
@@ -233,8 +290,9 @@ class CuratedResolver:
                          after=normalize_wire(server))
 
     def drifted(self) -> list[PinChange]:
-        """Every curated tool whose pin no longer matches the server, sorted by name."""
-        return [c for n in sorted(self._entries) if (c := self.drift(n)) is not None]
+        """Every curated tool whose pin no longer matches what is offered, sorted by name."""
+        return [c for n in sorted(self._entries) if "code" not in self._entries[n]
+                and (c := self.drift(n)) is not None]
 
     def approve(self, name: str, *, save: bool = True) -> None:
         """Re-pin ``name`` to what the server says now (after a person reviewed it).
@@ -288,6 +346,10 @@ class CuratedResolver:
         return f"<CuratedResolver {len(self._entries)} tools over {self.resolver!r}>"
 
     # -- helpers ----------------------------------------------------------------------
+    @property
+    def _label(self) -> str:
+        return surface_label(self.dir)
+
     def _server_of(self, name: str) -> str:
         try:
             return str(self.connection_for(name).name)

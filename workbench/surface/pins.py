@@ -8,7 +8,9 @@ insignificant whitespace do not change it, any change of content does.
 
 :func:`compare` classifies two snapshots tool by tool as ``same``, ``drift`` (with the
 fields that changed), ``rename`` (one tool gone and one new with the same schema and
-behaviour fields), ``added`` or ``removed``.
+behaviour fields), ``added`` or ``removed``. :func:`drift_detail` says in one sentence
+which case a refused call is (changed fields, the same tool from another server name, a
+tool no server offers) and the commands that resolve it.
 
 Example:
     >>> a = {"name": "echo", "description": "Echo.", "inputSchema": {"type": "object"}}
@@ -22,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +35,7 @@ __all__ = [
     "PIN_FIELDS",
     "PinChange",
     "compare",
+    "drift_detail",
     "fingerprint",
     "has_name",
     "nameless",
@@ -191,3 +195,40 @@ def compare(before: Iterable[Any] | Mapping[str, Any],
             changes.append(PinChange(name, "removed", before=old[name]))
     changes.sort(key=lambda c: (c.tool, c.status))
     return changes
+
+
+def drift_detail(tool: str, pinned: str, offered: str | None, fields: Iterable[str] = (),
+                 *, surface: str = "SURFACE") -> str:
+    """Which drift a pinned tool is in, and what resolves it, in one sentence for a person.
+
+    Args:
+        tool: The tool.
+        pinned: The server name its pin holds.
+        offered: The server name that offers it now (None: no server does).
+        fields: The pinned fields that differ; ``server`` stands for ``offered != pinned``.
+        surface: The surface directory as the commands in the sentence should name it.
+
+    Example:
+        >>> drift_detail("echo", "a", "b", ("server",), surface="config/surfaces/s")
+        "pinned to server 'a', offered by 'b': re-pin with `workbench surface approve \
+config/surfaces/s echo --server <command of 'b'> --name b`, or name the server 'a' in the \
+scenario"
+    """
+    changed = ", ".join(f for f in sorted(set(fields)) if f != "server")
+    if offered is None:
+        return (f"pinned to server {pinned!r}, but no server offers it now: name the server "
+                f"{pinned!r} in the scenario if it is missing, or hide {tool} from agents "
+                f"with a 'remove' edit")
+    where = f"{shlex.quote(surface)} --server <command of {offered!r}> --name " \
+            f"{shlex.quote(offered)}"
+    diff = f"`workbench surface diff {where}`"
+    approve = (f"`workbench surface approve {shlex.quote(surface)} {shlex.quote(tool)} "
+               f"--server <command of {offered!r}> --name {shlex.quote(offered)}`")
+    if offered != pinned and not changed:
+        return (f"pinned to server {pinned!r}, offered by {offered!r}: re-pin with {approve}, "
+                f"or name the server {pinned!r} in the scenario")
+    if offered != pinned:
+        return (f"pinned to server {pinned!r}, offered by {offered!r}, which also changed "
+                f"{changed}: review it with {diff} before you re-pin it with {approve}")
+    return (f"server {pinned!r} changed {changed or 'its metadata'} since it was pinned: "
+            f"review it with {diff} and re-pin it with {approve}")

@@ -7,6 +7,12 @@ the server that offers it and why confirmation was needed (an untrusted server's
 not believed; a tool without ``readOnlyHint`` may change things). Ticking a tool and
 pressing *Approve and run again* adds it to the runner's Approve list and runs again, so
 every approval is a visible, deliberate act, and stays listed in the Approve field.
+
+Calls refused as ``pin drift`` are listed too, each tool with the refusal's ``detail``
+from the ledger: which drift it is (fields changed, the same tool from a server of
+another name, or no server offering it) and what resolves it. Approving a call cannot:
+a pin is changed by re-pinning (``workbench surface approve``) or by naming the server as
+it was pinned, so these rows have no checkbox.
 """
 
 from __future__ import annotations
@@ -17,9 +23,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.surface.overlay import PinDrift
 from workbench.widgets._util import ErrorArea, guarded
 
 __all__ = ["ApprovalPanel"]
+
+PIN_DRIFT = PinDrift.reason_code
 
 
 class ApprovalPanel(widgets.VBox):
@@ -30,6 +39,7 @@ class ApprovalPanel(widgets.VBox):
 
     Attributes:
         boxes: One checkbox per refused tool, by tool name.
+        drift: The tools refused as pin drift, sorted (listed with why, no checkbox).
     """
 
     def __init__(self, on_approve: Callable[[list[str]], Any], **kwargs: Any):
@@ -37,7 +47,10 @@ class ApprovalPanel(widgets.VBox):
         self.last_error: BaseException | None = None
         self.error_area = ErrorArea()
         self.boxes: dict[str, widgets.Checkbox] = {}
+        #: Tools refused as pin drift in the last run shown, sorted.
+        self.drift: list[str] = []
         self.title = widgets.HTML()
+        self.drift_title = widgets.HTML()
         self.approve_button = widgets.Button(
             description="Approve and run again", icon="check", button_style="warning",
             tooltip="add the ticked tools to Approve, then run again", disabled=True,
@@ -46,8 +59,15 @@ class ApprovalPanel(widgets.VBox):
         super().__init__(children=[], **kwargs)
         self.layout.display = "none"
 
-    def show(self, refused: Sequence[Any]) -> None:
-        """Show ``refused`` approval requests (``ApprovalRequest``); hide when there are none."""
+    def show(self, refused: Sequence[Any], denied: Sequence[Any] = ()) -> None:
+        """Show the calls a run refused; hide when there are none.
+
+        Args:
+            refused: Approval requests the approver said no to (``ApprovalRequest``).
+            denied: The run's ``tool.denied`` events; those refused as ``pin drift`` are
+                listed with their ``detail``.
+        """
+        drifted = self._drift_rows(denied)
         by_tool: dict[str, list[Any]] = {}
         for request in refused:
             by_tool.setdefault(request.tool, []).append(request)
@@ -68,9 +88,35 @@ class ApprovalPanel(widgets.VBox):
         self.title.value = (f"<b>Awaiting approval ({len(by_tool)})</b>: calls refused as "
                             f"<i>not approved</i>. Approve only what you trust to run.")
         self.approve_button.disabled = True
-        self.children = ([self.title, *rows, self.approve_button, self.error_area]
-                         if rows else [])
-        self.layout.display = None if rows else "none"
+        children: list[widgets.Widget] = []
+        if rows:
+            children += [self.title, *rows, self.approve_button]
+        if drifted:
+            children += [self.drift_title, *drifted]
+        self.children = [*children, self.error_area] if children else []
+        self.layout.display = None if children else "none"
+
+    def _drift_rows(self, denied: Sequence[Any]) -> list[widgets.HTML]:
+        """One row per tool refused as pin drift: who called it and the refusal's detail."""
+        by_tool: dict[str, list[Any]] = {}
+        for event in denied:
+            payload = event.payload if isinstance(event.payload, dict) else {}
+            if payload.get("reason") == PIN_DRIFT:
+                by_tool.setdefault(str(payload.get("tool")), []).append(event)
+        rows = []
+        for tool in sorted(by_tool):
+            events = by_tool[tool]
+            agents = ", ".join(sorted({str(e.actor) for e in events}))
+            # The detail names servers and tools: text from config and servers, escaped.
+            detail = str(events[0].payload.get("detail") or "its pin no longer matches")
+            rows.append(widgets.HTML(
+                f"<b>{html.escape(tool)}</b>: {len(events)} call(s) by {html.escape(agents)} "
+                f"refused as <i>pin drift</i>: {html.escape(detail)}"))
+        self.drift_title.value = (f"<b>Pin drift ({len(rows)})</b>: calls refused because "
+                                  f"what is offered is not what was pinned. Approving a call "
+                                  f"does not change that:")
+        self.drift = sorted(by_tool)
+        return rows
 
     @property
     def selected(self) -> list[str]:
@@ -86,4 +132,4 @@ class ApprovalPanel(widgets.VBox):
         self.on_approve(self.selected)
 
     def __repr__(self) -> str:
-        return f"ApprovalPanel(refused={sorted(self.boxes)})"
+        return f"ApprovalPanel(refused={sorted(self.boxes)}, drift={self.drift})"

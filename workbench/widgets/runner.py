@@ -197,7 +197,7 @@ class ScenarioRunner(widgets.VBox):
         self.progress.value = self.progress.max
         self.progress.bar_style = "success"
         self._show_result(result, elapsed)
-        self.approvals.show(policy.refused)
+        self.approvals.show(policy.refused, result.violations)
         for callback in self.after_run:
             callback(result)
         return result

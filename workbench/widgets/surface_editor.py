@@ -3,7 +3,10 @@
 For each tool of a surface directory the editor shows what agents will read (its
 description, each parameter's description, examples), whether the tool is exposed at
 all, the audit findings about that text, and a diff against the server's original text
-(from ``pins.json``). Edits go through :func:`workbench.surface.apply`, so the surface's
+(from ``pins.json``), and the pin drift a scenario using the surface will meet: a pin binds
+its server's name, so a scenario that names no server as the pin does has every call of
+the tool refused as ``pin drift`` (read from the config alone; no server is started).
+Edits go through :func:`workbench.surface.apply`, so the surface's
 policy decides: as the user types, the pending edits are checked in memory with the same
 function and a refusal's reason is shown next to its field; Apply writes the allowed ones
 atomically, and a refused edit changes nothing on disk.
@@ -23,6 +26,8 @@ from workbench.frames import findings_frame
 from workbench.surface.artifact import entry_from_wire, load_pins, load_policy, load_tools
 from workbench.surface.audit import audit
 from workbench.surface.edits import apply, apply_edits, schema_changes
+from workbench.surface.overlay import surface_label
+from workbench.surface.pins import drift_detail
 from workbench.surface.validate import validate
 from workbench.widgets._util import (
     ERROR_COLOR,
@@ -111,6 +116,9 @@ class SurfaceEditor(widgets.VBox):
         self.pending_score: float | None = None
         self.findings_output = widgets.Output()
         self.diff_output = widgets.Output()
+        #: For the tool shown: each scenario's pin drift, one sentence each (see above).
+        self.drift_notes: list[str] = []
+        self.drift_label = widgets.HTML()
 
         labels = self._problem_labels
         super().__init__(children=[
@@ -130,6 +138,7 @@ class SurfaceEditor(widgets.VBox):
             self.findings_output,
             widgets.HTML("<b>Against the server's original</b>"),
             self.diff_output,
+            self.drift_label,
         ], **kwargs)
 
         self.surface_select.observe(self._on_surface, names=["value"])
@@ -392,7 +401,25 @@ class SurfaceEditor(widgets.VBox):
                          f"({worst} high)</p>")
         show(self.findings_output, *parts)
 
+    def _show_drift(self, pin: dict[str, Any] | None) -> None:
+        """Which scenarios over this surface do not name the server the tool is pinned to."""
+        self.drift_notes = []
+        if pin is not None:
+            here = self.dir.resolve()
+            for name, scenario in sorted(self.session.config.scenarios.items()):
+                if (scenario.surface is None or not scenario.servers
+                        or (self.session.root / scenario.surface).resolve() != here):
+                    continue
+                note = _unnamed_server(self.tool, pin["server"], name,
+                                       [s.name for s in scenario.servers],
+                                       surface_label(self.dir))
+                if note is not None:
+                    self.drift_notes.append(note)
+        self.drift_label.value = "".join(
+            f'<p style="color:{ERROR_COLOR}">{html.escape(n)}</p>' for n in self.drift_notes)
+
     def _show_diff(self, entry: dict[str, Any] | None, pin: dict[str, Any] | None) -> None:
+        self._show_drift(pin)
         if pin is None:
             show(self.diff_output, "<p><i>no pin for this tool: import the surface from its "
                  "server (<code>workbench surface import</code>) to compare</i></p>")
@@ -449,6 +476,26 @@ class SurfaceEditor(widgets.VBox):
     def __repr__(self) -> str:
         return (f"SurfaceEditor(surface={self.surface_select.value!r}, tool={self.tool!r}, "
                 f"problems={sorted(self.problems)})")
+
+
+def _unnamed_server(tool: str, pinned: str, scenario: str, servers: list[str],
+                    surface: str) -> str | None:
+    """The refusal ``scenario`` will give ``tool``, pinned to ``pinned``, or None if it names it.
+
+    With one server, the one that offers the tool is known: the refusal is the run's own
+    (:func:`~workbench.surface.pins.drift_detail`). With several, which offers it is not
+    known without starting them.
+    """
+    if pinned in servers:
+        return None
+    lead = f"in scenario {scenario!r}, every call of {tool} is refused as pin drift: "
+    if len(servers) == 1:
+        return lead + drift_detail(tool, pinned, servers[0], ("server",), surface=surface)
+    names = ", ".join(repr(s) for s in servers)
+    return (lead + f"pinned to server {pinned!r}, which the scenario does not name (it names "
+            f"{names}): name the server {pinned!r} in the scenario, or re-pin it to the "
+            f"server that offers it with `workbench surface approve {surface} {tool} "
+            f"--server <its command> --name <its name>`")
 
 
 def _parse_json(text: str, field: str, default: Any = None) -> Any:
