@@ -339,7 +339,8 @@ def _write_violations(out: TextIO, denied: list) -> None:
         from workbench.contracts.events import canonical_json
 
         rows = [(str(e.seq), str(e.tick), e.actor, str(e.payload.get("tool")),
-                 canonical_json(e.payload.get("params")), str(e.payload.get("reason")))
+                 canonical_json(e.payload.get("params")), str(e.payload.get("reason"))
+                 + (f": {e.payload['detail']}" if e.payload.get("detail") else ""))
                 for e in denied]
         _table(out, ("seq", "tick", "agent", "tool", "params", "reason"), rows)
 
