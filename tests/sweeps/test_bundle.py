@@ -1,3 +1,4 @@
+import time
 from pathlib import Path
 
 import pytest
@@ -5,7 +6,7 @@ import pytest
 from workbench.contracts.config import ConfigTree
 from workbench.errors import ConfigError
 from workbench.sweeps.bundle import ConfigBundle
-from workbench.sweeps.grid import parse_set
+from workbench.sweeps.grid import build_variants, parse_set
 
 
 def test_a_bundle_runs_without_its_directory(config_dir, tmp_path):
@@ -54,3 +55,72 @@ def test_missing_directory_surface_and_scenario(tmp_path, config_dir):
     with pytest.raises(ConfigError):
         ConfigBundle.snapshot(config_dir, "no-such-scenario")
     assert not Path(tmp_path / "nope").exists()
+
+
+def _validate_says(config_dir, scenario, key, value):
+    """What the config loader (``workbench validate``'s) says of ``key: value`` in a file."""
+    import yaml
+
+    path = config_dir / "scenarios" / f"{scenario}.yaml"
+    original = path.read_text()
+    doc = yaml.safe_load(original)
+    node = doc
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    try:
+        problems = ConfigTree.problems(config_dir)
+    finally:
+        path.write_text(original)
+    [problem] = [p for p in problems if p.path == str(path)]
+    return problem
+
+
+class TestOverrideMessages:
+    """A bad --set is one error naming --set and its key, in the config loader's words."""
+
+    @pytest.mark.parametrize("key, raw", [
+        ("governor.max_ticks", "abc"), ("governor.max_ticks", "-5"),
+        ("governor.max_ticks", "1e400"), ("governor.max_ticks", "1.0e+400"),
+        ("cast", "[]"), ("governor.max_calls_per_tick", "[1]"),
+    ])
+    def test_the_problem_is_what_validate_says(self, config_dir, key, raw):
+        override = parse_set(f"{key}={raw}")
+        expected = _validate_says(config_dir, "oracle-grove", key, override.value)
+        bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
+        with pytest.raises(ConfigError) as err:
+            bundle.check_variants(build_variants([f"{key}=1", f"{key}={raw}"])
+                                  if key != "cast" else build_variants([f"{key}={raw}"]))
+        message = str(err.value)
+        assert message.startswith(f"--set: {key}: {expected.problem}"), message
+        assert "workbench-sweep-check" not in message and "\n" not in message
+        assert "scenarios/oracle-grove.yaml" in message
+
+    def test_an_agent_field_names_the_agent_override(self, config_dir):
+        bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
+        with pytest.raises(ConfigError) as err:
+            bundle.check_variants(build_variants(["agents.fortune-teller.tools=oracle"]))
+        assert str(err.value).startswith("--set: agents.fortune-teller.tools: ")
+        assert "agents/fortune-teller.yaml" in str(err.value)
+
+    def test_a_cast_member_that_does_not_exist(self, config_dir):
+        bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
+        with pytest.raises(ConfigError) as err:
+            bundle.check_variants(build_variants(["cast=[fortune-teller]",
+                                                  "cast=[nobody]"]))
+        assert str(err.value).startswith("--set: cast: ") and "'nobody'" in str(err.value)
+
+    def test_a_thousand_variants_are_checked_in_seconds(self, config_dir):
+        bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
+        grid = build_variants([f"governor.max_ticks={i}" for i in range(1, 1001)])
+        started = time.monotonic()
+        bundle.check_variants(grid)
+        assert time.monotonic() - started < 20  # each file once, the tree once per shape
+
+    def test_the_last_variant_is_checked_too(self, config_dir):
+        bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
+        sets = [f"governor.max_ticks={i}" for i in range(1, 300)] + ["governor.max_ticks=0"]
+        with pytest.raises(ConfigError, match="--set: governor.max_ticks: .*greater than"):
+            bundle.check_variants(build_variants(sets))
