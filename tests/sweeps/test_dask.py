@@ -70,7 +70,8 @@ def test_an_unreachable_scheduler_is_one_line(config_dir, tmp_path, offline_env)
     proc = subprocess.run(
         [sys.executable, "-m", "workbench.cli", "sweep", "oracle-grove", "--config",
          str(config_dir), "--dask", "tcp://127.0.0.1:9", "--out", str(tmp_path)],
-        capture_output=True, text=True, env=offline_env, timeout=120)
+        capture_output=True, text=True, env=dict(offline_env, WORKBENCH_DASK_TIMEOUT="2"),
+        timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
     assert "Dask scheduler" in proc.stderr
