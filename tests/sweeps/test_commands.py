@@ -7,9 +7,9 @@ import sys
 import pytest
 
 
-def _sweep(args, env, cwd=None):
+def _sweep(args, env, cwd=None, timeout=180):
     return subprocess.run([sys.executable, "-m", "workbench.cli", "sweep", *args],
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=180)
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout)
 
 
 def test_json_rows_and_a_summary_line(config_dir, tmp_path, offline_env):
@@ -61,3 +61,48 @@ def test_an_output_under_a_file_is_one_line(config_dir, tmp_path, offline_env):
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
     assert blocker.read_text() == "not a directory"
+
+
+class TestBadSetValues:
+    """Each bad --set value is one line naming the key, before any worker starts."""
+
+    @pytest.mark.parametrize("override, words", [
+        ("governor.max_ticks=abc", ["valid integer"]),
+        ("governor.max_ticks=-5", ["greater than or equal to 1"]),
+        ("governor.max_ticks=1e400", ["valid integer"]),
+        ("governor.max_ticks=1.0e+400", ["finite number"]),
+        ("cast=[]", ["at least 1 item"]),
+        ("governor.max_ticks=99999999999999999999999", ["64 bits"]),
+    ])
+    def test_one_line_naming_the_key(self, config_dir, tmp_path, offline_env, override,
+                                     words):
+        key = override.partition("=")[0]
+        out = tmp_path / "o"
+        proc = _sweep(["oracle-grove", "--config", str(config_dir), "--workers", "1",
+                       "--set", "governor.max_ticks=2", "--set", override, "--out", str(out)],
+                      offline_env, timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert proc.stderr.startswith(f"error: --set: {key}: "), proc.stderr
+        for word in words:
+            assert word in proc.stderr
+        assert "workbench-sweep-check" not in proc.stderr  # no private temp path
+        assert not (out / "runs").exists()  # nothing ran, not even the good variant
+
+    def test_a_grid_past_the_cap_is_one_line(self, config_dir, tmp_path, offline_env):
+        sets = [arg for key in range(8) for value in range(10)
+                for arg in ("--set", f"governor.k{key}={value}")]
+        proc = _sweep(["oracle-grove", "--config", str(config_dir), *sets,
+                       "--out", str(tmp_path / "o")], offline_env)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "100,000,000 variants" in proc.stderr
+        assert not (tmp_path / "o").exists()
+
+    def test_seeds_times_variants_past_the_cap_is_one_line(self, config_dir, tmp_path,
+                                                           offline_env):
+        proc = _sweep(["oracle-grove", "--config", str(config_dir), "--seeds", "0-99999",
+                       "--set", "governor.max_ticks=2", "--set", "governor.max_ticks=3",
+                       "--out", str(tmp_path / "o")], offline_env, timeout=60)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "200,000 runs" in proc.stderr
+        assert "--seeds" in proc.stderr and not (tmp_path / "o").exists()

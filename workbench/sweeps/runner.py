@@ -12,6 +12,12 @@ Results: ``runs.parquet`` (one row per run) and ``events.parquet`` (every event 
 run, with its run id) under the output, so pandas or DuckDB can query a sweep. Rows are
 sorted by grid position and seed, so the same sweep gives the same rows whatever the
 worker count, the executor or the order runs finish in (``duration_s`` aside).
+
+Before any run: the grid is counted from its axes (at most
+:data:`~workbench.sweeps.grid.MAX_VARIANTS` variants and
+:data:`~workbench.sweeps.grid.MAX_RUNS` runs), every variant's config is loaded by the
+config's own loaders, and the output is locked for the sweep's life
+(:mod:`workbench.sweeps.lock`), so a second sweep on it is refused at once.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from typing import Any
 
 from workbench.errors import ConfigError, WorkbenchError
 from workbench.sweeps.bundle import ConfigBundle
-from workbench.sweeps.grid import build_variants, parse_seeds
+from workbench.sweeps.cluster import check_address, run_on_dask
+from workbench.sweeps.grid import MAX_RUNS, MAX_SEEDS, parse_seeds, variant_grid
+from workbench.sweeps.lock import hold_output
 from workbench.sweeps.task import (
     EVENT_COLUMNS,
     RunTask,
@@ -76,53 +84,72 @@ def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | Non
         progress: Called with ``(done, total)`` as runs finish.
 
     Raises:
-        ConfigError: a bad seed range, ``--set``, surface or scenario (before any run).
-        SweepError: the executor failed in a way re-sending cannot mend.
+        ConfigError: a bad seed range, ``--set``, surface, ``--dask`` address or scenario,
+            or a grid past its caps (all before any run).
+        SweepError: another sweep holds ``out``, the Dask scheduler cannot be reached, or
+            the executor failed in a way re-sending cannot mend.
     """
     pd = _require_sweep_extra()
-    bundle = ConfigBundle.snapshot(config, scenario, tuple(surfaces))
-    variants = build_variants(sets, surfaces)
-    with tempfile.TemporaryDirectory(prefix="workbench-sweep-check-") as tmp:
-        for variant in variants:  # a bad --set fails now, not in 100 workers
-            bundle.check(Path(tmp) / variant.id, variant.overrides, variant.surface)
-    if seeds is None:
-        from workbench.contracts.config import ConfigTree
-
-        seed_list = [ConfigTree.load(config).scenario(scenario).default_seed]
-    elif isinstance(seeds, str):
-        seed_list = parse_seeds(seeds)
-    else:
-        seed_list = sorted(set(int(s) for s in seeds))
+    # Everything that can be refused from the arguments alone, before any file is read.
     if workers is not None and workers < 1:
         raise ConfigError("--workers", "", f"{workers} is not allowed; give 1 or more")
+    if isinstance(dask, str):
+        check_address(dask)
+    elif dask is not None and not hasattr(dask, "submit"):
+        check_address(dask)  # neither an address nor a Client: refused, naming --dask
+    grid = variant_grid(sets, surfaces)
+    seed_list = _seeds(config, scenario, seeds)
+    if len(seed_list) * grid.size > MAX_RUNS:
+        raise ConfigError("--seeds", "", f"{len(seed_list):,} seeds x {grid.size:,} variants "
+                                         f"is {len(seed_list) * grid.size:,} runs; a sweep "
+                                         f"may have at most {MAX_RUNS:,}: split it by seeds "
+                                         f"or by variants")
+    bundle = ConfigBundle.snapshot(config, scenario, tuple(surfaces))
+    bundle.check_variants(grid, config)  # a bad --set fails now, not in 100 workers
     out = str(out)
     _prepare_out(out)
     project = str(Path(config).resolve().parent)
     tape = _read_cassette(cassette) if cassette is not None else None
-    tasks = [RunTask(bundle, v, s, out, project, tape, tuple(approve))
-             for v in variants for s in seed_list]
-
-    rows: dict[str, dict[str, Any]] = {}
-    todo = []
-    for task in tasks:
-        row = _finished(task)
-        if row is not None:
-            rows[task.run_id] = row
-        else:
-            todo.append(task)
-    total = len(tasks)
-    skipped = len(rows)
-    tick = _counter(progress, total, skipped)
-    stats = {"resent": 0}
-    if todo:
-        execute = _dask if dask is not None else _local
-        for row in execute(todo, dask if dask is not None else workers, tick, stats):
-            rows[row["run"]] = row
-    frame = pd.DataFrame([rows[t.run_id] for t in tasks], columns=RUN_COLUMNS)
-    _write_results(frame, tasks, out)
+    with hold_output(out):
+        tasks = [RunTask(bundle, v, s, out, project, tape, tuple(approve))
+                 for v in grid for s in seed_list]
+        rows: dict[str, dict[str, Any]] = {}
+        todo = []
+        for task in tasks:
+            row = _finished(task)
+            if row is not None:
+                rows[task.run_id] = row
+            else:
+                todo.append(task)
+        total = len(tasks)
+        skipped = len(rows)
+        tick = _counter(progress, total, skipped)
+        stats = {"resent": 0}
+        if todo:
+            found = (run_on_dask(todo, dask, run_task, _failed, MAX_ATTEMPTS, tick)
+                     if dask is not None else _local(todo, workers, tick, stats))
+            for row in found:
+                rows[row["run"]] = row
+        frame = pd.DataFrame([rows[t.run_id] for t in tasks], columns=RUN_COLUMNS)
+        _write_results(frame, tasks, out)
     # How the sweep went, beside the rows (not in them: rows depend only on the grid).
     frame.attrs.update(skipped=skipped, resent=stats["resent"])
     return frame
+
+
+def _seeds(config: str | Path, scenario: str, seeds: str | Iterable[int] | None) -> list[int]:
+    """The sweep's seeds: parsed, listed, or the scenario's default."""
+    if seeds is None:
+        from workbench.contracts.config import ConfigTree
+
+        return [ConfigTree.load(config).scenario(scenario).default_seed]
+    if isinstance(seeds, str):
+        return parse_seeds(seeds)
+    listed = sorted(set(int(s) for s in seeds))
+    if len(listed) > MAX_SEEDS:
+        raise ConfigError("--seeds", "", f"{len(listed):,} seeds; a sweep may name at most "
+                                         f"{MAX_SEEDS:,}: split the sweep")
+    return listed
 
 
 def _require_sweep_extra() -> Any:
@@ -243,40 +270,6 @@ def _local(tasks: list[RunTask], workers: int | None, done: Callable[[], None],
                         row = run_row(task, None, error=f"{type(exc).__name__}: {exc}")
                     yield row
                     done()
-
-
-def _dask(tasks: list[RunTask], client: Any, done: Callable[[], None],
-          stats: dict[str, int]) -> Iterable[dict[str, Any]]:
-    """Run on a Dask cluster; its scheduler re-runs the tasks of a worker that dies."""
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        from workbench.errors import MissingDependency
-
-        raise MissingDependency("dask", "sweep") from exc
-    owned = isinstance(client, str)
-    if owned:
-        try:
-            client = Client(client, timeout="10s")
-        except OSError as exc:
-            raise SweepError(f"cannot reach the Dask scheduler at {client!r} ({exc}); start "
-                             f"one with `dask scheduler` or pass --workers N to run "
-                             f"locally") from None
-    try:
-        futures = [client.submit(run_task, t, key=f"workbench-{t.run_id}-{t.bundle.scenario}",
-                                 pure=False, retries=MAX_ATTEMPTS) for t in tasks]
-        by_key = {f.key: t for f, t in zip(futures, tasks, strict=True)}
-        for future in as_completed(futures):
-            task = by_key[future.key]
-            try:
-                row = future.result()
-            except Exception as exc:  # noqa: BLE001 - a lost task, reported as that run's
-                row = _failed(task, f"the cluster lost it: {type(exc).__name__}: {exc}")
-            yield row
-            done()
-    finally:
-        if owned:
-            client.close()
 
 
 def _failed(task: RunTask, why: str) -> dict[str, Any]:
