@@ -106,3 +106,22 @@ class TestBadSetValues:
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.count("\n") == 1 and "200,000 runs" in proc.stderr
         assert "--seeds" in proc.stderr and not (tmp_path / "o").exists()
+
+
+class TestCassetteThatIsNotAFile:
+    """The cassette travels in every task: only a regular file within the cap is read."""
+
+    @pytest.mark.parametrize("kind", ["fifo", "device"])
+    def test_one_line_at_once(self, config_dir, tmp_path, offline_env, kind):
+        import os
+
+        if kind == "fifo":
+            tape = tmp_path / "tape.jsonl"
+            os.mkfifo(tape)
+        else:
+            tape = "/dev/zero"
+        proc = _sweep(["oracle-grove", "--config", str(config_dir), "--cassette", str(tape),
+                       "--out", str(tmp_path / "o")], offline_env, timeout=30)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "not a regular file" in proc.stderr
+        assert str(tape) in proc.stderr

@@ -55,6 +55,9 @@ RUN_COLUMNS = ["run", "variant", "variant_index", "seed", "final_hash", "events"
                "error", "duration_s", "ledger"]
 #: Times one run is sent again after the worker running it died, before it is given up.
 MAX_ATTEMPTS = 3
+#: Bytes of a sweep's cassette. It is copied into every task sent to every worker; the
+#: shipped ones are tens of kilobytes, a long recorded session a few megabytes.
+MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 
 
 class SweepError(WorkbenchError):
@@ -106,10 +109,10 @@ def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | Non
                                          f"or by variants")
     bundle = ConfigBundle.snapshot(config, scenario, tuple(surfaces))
     bundle.check_variants(grid, config)  # a bad --set fails now, not in 100 workers
+    tape = _read_cassette(cassette) if cassette is not None else None
     out = str(out)
     _prepare_out(out)
     project = str(Path(config).resolve().parent)
-    tape = _read_cassette(cassette) if cassette is not None else None
     with hold_output(out):
         tasks = [RunTask(bundle, v, s, out, project, tape, tuple(approve))
                  for v in grid for s in seed_list]
@@ -167,11 +170,11 @@ def _require_sweep_extra() -> Any:
 
 
 def _read_cassette(path: str | Path) -> bytes:
-    """The cassette's bytes, checked before anything is dispatched."""
+    """The cassette's bytes, checked before anything is dispatched (a regular file only)."""
     from workbench._files import read_text
 
     return read_text(path, "a cassette (JSONL) written by `workbench run --cassette`",
-                     allow_empty=False).encode("utf-8")
+                     allow_empty=False, max_bytes=MAX_CASSETTE_BYTES).encode("utf-8")
 
 
 def _prepare_out(out: str) -> None:
