@@ -6,6 +6,10 @@ functions the in-process registry runs) over stdio by default, or over Streamabl
 descriptions, input and output schemas and annotations exactly as the registry has them,
 so a run over MCP records the same ledger as a run in-process.
 
+Over HTTP the server is held to the bounds of :mod:`workbench.tools.mcp_http_serve`, so
+slow and greedy clients (a header or body trickled a byte at a time, bodies over the cap,
+sessions or connections by the thousand) cannot keep other clients waiting.
+
 A tool's exception reaches the client as an ``isError`` result whose text is the
 exception's message, the same text the in-process registry records (``str(exc)``).
 
@@ -144,7 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Serve the workbench's built-in tools over MCP (stdio by default).",
     )
     _add_arguments(parser)
-    return serve(parser.parse_args(argv))
+    parser.set_defaults(func=serve)
+    from workbench.cli import run_parsed  # a bad bound is one line, as from `workbench serve`
+
+    return run_parsed(parser.parse_args(argv))
 
 
 def register(subparsers: Any) -> None:
@@ -158,18 +165,32 @@ def register(subparsers: Any) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    """Run the server for parsed arguments (``http`` and ``host``); blocks until it stops."""
-    server = build_server()
+    """Run the server for parsed arguments (``http`` and ``host``); blocks until it stops.
+
+    Over HTTP the bounds of :mod:`workbench.tools.mcp_http_serve` apply (header and body
+    times, request size, sessions, connections), read from ``WORKBENCH_HTTP_*`` first so a
+    bad value is refused before the SDK is loaded.
+
+    Raises:
+        ConfigError: a ``WORKBENCH_HTTP_*`` variable is not a number the bound can take.
+    """
     names = ", ".join(t["name"] for t in BUILTIN_TOOLS)
     # One line on stderr per start: the client's per-connection log shows every spawn.
     if args.http is None:
+        server = build_server()
         print(f"workbench mcp server pid {os.getpid()}: stdio, tools: {names}",
               file=sys.stderr, flush=True)
         server.run()
-    else:
-        print(f"workbench mcp server pid {os.getpid()}: http://{args.host}:{args.http}/mcp, "
-              f"tools: {names}", file=sys.stderr, flush=True)
-        server.run("streamable-http", host=args.host, port=args.http)
+        return 0
+    from workbench.tools.mcp_http_serve import HttpBounds, serve_http
+
+    bounds = HttpBounds.from_env()
+
+    def announce(url: str) -> None:
+        print(f"workbench mcp server pid {os.getpid()}: {url}, tools: {names}",
+              file=sys.stderr, flush=True)
+
+    serve_http(build_server(), host=args.host, port=args.http, bounds=bounds, bound=announce)
     return 0
 
 
