@@ -22,9 +22,12 @@ from pathlib import Path
 
 from workbench.errors import ConfigError
 
-__all__ = ["STORAGE_ERRNOS", "check_new_file", "describe_os_error", "read_bounded", "read_text",
-           "require_dir"]
+__all__ = ["MAX_FILE_BYTES", "STORAGE_ERRNOS", "check_new_file", "describe_os_error",
+           "open_regular", "read_bounded", "read_text", "require_dir"]
 
+#: The most :func:`read_text` reads of any file the user names (a config, a tools.json,
+#: edits): far past any of them, and a bound for the day one is a device or a mistake.
+MAX_FILE_BYTES = 64 << 20
 #: Errors of the storage itself (full, read-only, over quota, failing), whatever the path.
 STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
@@ -58,15 +61,16 @@ def describe_os_error(path: str | os.PathLike[str] | None, exc: OSError,
 
 
 def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool = True,
-              max_bytes: int | None = None) -> str:
+              max_bytes: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of the file at ``path``.
 
     Args:
         path: The file.
         expected: What the file should hold, for messages ("a JSON list of edits").
         allow_empty: When False, an empty (or all-whitespace) file is an error.
-        max_bytes: When given, only a regular file of at most this many bytes is read
-            (see :func:`read_bounded`): for files anyone may hand over.
+        max_bytes: Only a regular file of at most this many bytes is read (see
+            :func:`read_bounded`): a FIFO, a device or a huge file is one error, never a
+            hang.
 
     Raises:
         ConfigError: missing, a directory, under a file, unreadable, not UTF-8, or empty
@@ -74,7 +78,7 @@ def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool 
     """
     p = Path(path)
     try:
-        data = p.read_bytes() if max_bytes is None else read_bounded(p, expected, max_bytes)
+        data = read_bounded(p, expected, max_bytes)
     except OSError as exc:
         raise ConfigError(p, "", describe_os_error(p, exc, expected)) from None
     try:
@@ -90,16 +94,15 @@ def read_text(path: str | os.PathLike[str], expected: str, *, allow_empty: bool 
     return text
 
 
-def read_bounded(path: str | os.PathLike[str], expected: str, max_bytes: int) -> bytes:
-    """The bytes of the regular file at ``path``, refusing it past ``max_bytes``.
+def open_regular(path: str | os.PathLike[str], expected: str) -> int:
+    """A read-only descriptor of the regular file at ``path`` (blocking reads).
 
-    The file is opened non-blocking and its type checked on the open descriptor, so a
-    FIFO with no writer, a device (``/dev/zero``) or a socket is refused at once instead
-    of blocking in ``open()`` or being read forever; at most ``max_bytes + 1`` bytes are
-    ever read, even from a file that grows while it is read.
+    Opened non-blocking and its type checked on the open descriptor, so a FIFO with no
+    writer, a device (``/dev/zero``) or a socket is refused at once instead of blocking
+    in ``open()`` or being read forever; there is no gap between the check and the open.
 
     Raises:
-        ConfigError: not a regular file, or bigger than ``max_bytes``.
+        ConfigError: not a regular file.
         OSError: it cannot be opened (missing, permissions); the caller describes it.
     """
     p = Path(path)
@@ -111,6 +114,26 @@ def read_bounded(path: str | os.PathLike[str], expected: str, max_bytes: int) ->
                     else "a socket" if stat.S_ISSOCK(mode) else "a device")
             raise ConfigError(p, "", f"is {kind}, not a regular file; save {expected} "
                                      f"to a file and give its path")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: str | os.PathLike[str], expected: str, max_bytes: int) -> bytes:
+    """The bytes of the regular file at ``path``, refusing it past ``max_bytes``.
+
+    The file is opened by :func:`open_regular`; at most ``max_bytes + 1`` bytes are ever
+    read, even from a file that grows while it is read.
+
+    Raises:
+        ConfigError: not a regular file, or bigger than ``max_bytes``.
+        OSError: it cannot be opened (missing, permissions); the caller describes it.
+    """
+    p = Path(path)
+    fd = open_regular(p, expected)
+    try:
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))

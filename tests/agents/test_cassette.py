@@ -200,3 +200,28 @@ class TestOneRecorder:
         assert chat_server.requests == []  # refused before any model call
         replay = Cassette(path, "replay")
         assert [replay.lookup(BODY, "a", t)["response"]["n"] for t in (1, 2)] == [1, 2]
+
+
+def test_a_fifo_cassette_is_refused_at_once(tmp_path):
+    import os
+
+    path = tmp_path / "tape.jsonl"
+    os.mkfifo(path)
+    with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
+        Cassette(path, mode="replay")
+
+
+def test_a_refused_cassette_leaves_no_ledger_behind(tmp_path, repo_root):
+    import os
+
+    from workbench.engine.conductor import Conductor
+
+    tape = tmp_path / "tape.jsonl"
+    os.mkfifo(tape)
+    ledger = tmp_path / "run.jsonl"
+    with pytest.raises(ConfigError, match="FIFO"):
+        Conductor.from_config(repo_root / "config", "counting-house", ledger_path=ledger,
+                              cassette=tape, cassette_mode="replay")
+    assert not ledger.exists()
+    # The ledger's lock was let go: the same path can be claimed at once.
+    Conductor.from_config(repo_root / "config", "oracle-grove", ledger_path=ledger).run(ticks=1)

@@ -97,3 +97,22 @@ class TestLinesAreFoundOncePerFile:
         # One composition of the file served every one of the 1,000 line lookups.
         assert _yaml._composed.cache_info().misses == 1
         assert line_of(path.read_text(), ("tools", 999)) == 1003
+
+
+class TestFilesThatAreNotFiles:
+    """A config file that is a FIFO with no writer, or a device, is one line, never a hang."""
+
+    def test_a_fifo_manifest_is_refused_at_once(self, tmp_path):
+        import os
+
+        path = tmp_path / "seer.yaml"
+        os.mkfifo(path)
+        with pytest.raises(ConfigError, match="is a FIFO, not a regular file"):
+            load_manifest(path)
+
+    def test_a_device_is_refused_without_reading_it(self, tmp_path):
+        (tmp_path / "agents").mkdir()
+        (tmp_path / "scenarios").mkdir()
+        (tmp_path / "agents" / "zero.yaml").symlink_to("/dev/zero")
+        problems = ConfigTree.problems(tmp_path)
+        assert any("is a device, not a regular file" in str(p) for p in problems)

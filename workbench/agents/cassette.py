@@ -130,7 +130,9 @@ class Cassette:
             raise ConfigError(self.path, "", "no such cassette to replay; record one first "
                               "(--cassette-mode record, or leave the mode at auto)")
         limit = int(env_number(os.environ, LINE_BYTES_ENV, LINE_BYTES))
-        with open(self.path, "rb") as fh:
+        from workbench._files import open_regular
+
+        with os.fdopen(open_regular(self.path, "a cassette (JSONL)"), "rb") as fh:
             number = 0
             while raw := fh.readline(limit + 1):  # never more than the cap in memory
                 number += 1

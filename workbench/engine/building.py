@@ -56,13 +56,14 @@ def from_config(cls: type[Conductor], config: ConfigTree | str | Path, scenario:
     # The ledger first: a second writer fails at once, before any server is started.
     store = JsonlLedgerStore(ledger_path, overwrite=overwrite) if ledger_path else None
     tape = None
-    if cassette is not None or model_url or model_name:
-        from workbench.agents.openai_model import models_with_cassette
-
-        models, tape = models_with_cassette(cast, models, cassette, cassette_mode,
-                                            model_url, model_name)
     owned = registry is None
     try:
+        if cassette is not None or model_url or model_name:
+            from workbench.agents.openai_model import models_with_cassette
+
+            # Inside the try: a refused cassette (locked, not a file) lets go of the ledger.
+            models, tape = models_with_cassette(cast, models, cassette, cassette_mode,
+                                                model_url, model_name)
         if registry is None:
             from workbench.engine.tooling import scenario_registry
 
@@ -74,6 +75,8 @@ def from_config(cls: type[Conductor], config: ConfigTree | str | Path, scenario:
             close_resolver(registry)
         if store is not None:
             store.discard()
+        if tape is not None:
+            tape.close()
         raise
     conductor._owns_registry = owned
     conductor.model_book.cassette = tape
