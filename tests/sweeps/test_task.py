@@ -9,10 +9,10 @@ from workbench.sweeps.task import publish
 def test_publish_puts_the_file_in_place_and_clears_a_dead_attempts_temp_file(tmp_path):
     out = tmp_path / "out"
     (out / "runs").mkdir(parents=True)
-    # What a worker killed mid-copy leaves behind (pid and clock of the dead attempt).
-    stale = out / "runs" / "seed-1.jsonl.4242.1234567.partial"
+    # What a worker killed mid-copy leaves behind (the atomic writer's temp file).
+    stale = out / "runs" / ".seed-1.jsonl.k3j9x_qz.tmp"
     stale.write_text("half a ledg")
-    other = out / "runs" / "seed-10.jsonl.4242.1234567.partial"  # another run's: kept
+    other = out / "runs" / ".seed-10.jsonl.k3j9x_qz.tmp"  # another run's: kept
     other.write_text("x")
     local = tmp_path / "ledger.jsonl"
     local.write_text('{"seq": 0}\n')
@@ -23,7 +23,7 @@ def test_publish_puts_the_file_in_place_and_clears_a_dead_attempts_temp_file(tmp
     assert not stale.exists()
     assert other.exists()
     assert sorted(p.name for p in (out / "runs").iterdir()) == [
-        "seed-1.jsonl", "seed-10.jsonl.4242.1234567.partial"]
+        ".seed-10.jsonl.k3j9x_qz.tmp", "seed-1.jsonl"]
 
 
 def test_publish_to_an_fsspec_url(tmp_path):

@@ -185,6 +185,22 @@ def publish(local: Path, out: str, rel: str) -> None:
 
     fs, base = fsspec.core.url_to_fs(out)
     final = f"{base.rstrip('/')}/{rel}"
+    if "file" in _protocols(fs):
+        # A local output goes through the package's one atomic writer: its temp file has a
+        # name nobody can guess, created exclusively, so nothing planted is written through.
+        import shutil
+
+        from workbench.atomic import atomic_writer
+
+        with open(local, "rb") as src, atomic_writer(final, binary=True) as dst:
+            shutil.copyfileobj(src, dst)
+        # A killed earlier attempt at this run left its temp file (see below for why none
+        # is still being written).
+        target = Path(final)
+        for stale in target.parent.glob(f".{target.name}.*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+        return
     partial = f"{final}.{os.getpid()}.{time.monotonic_ns()}.partial"
     folder = final.rsplit("/", 1)[0]
     fs.makedirs(folder, exist_ok=True)
@@ -197,3 +213,8 @@ def publish(local: Path, out: str, rel: str) -> None:
         if name.startswith(f"{final}.") and name.endswith(".partial"):
             with contextlib.suppress(FileNotFoundError):
                 fs.rm(name)
+
+
+def _protocols(fs: Any) -> tuple[str, ...]:
+    protocol = fs.protocol
+    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
