@@ -43,7 +43,8 @@ chromium:
 
 test: install node chromium
 	$(VENV)/bin/ruff check workbench tests bench
-	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
+	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
+	  --workbench config
 
 # The inner loop: no browser, no npm server, no notebooks (MCP tests on our own servers stay).
 test-fast: install

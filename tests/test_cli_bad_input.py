@@ -255,6 +255,13 @@ ROWS = [
     R("sweep-config-missing", "sweep", "oracle-grove", "--config", "{T}/nope", "--out",
       "{T}/sw", says="{T}/nope"),
     R("sweep-no-out", "sweep", "oracle-grove", says="--out"),
+    # -- test -----------------------------------------------------------------------------
+    R("test-config-missing", "test", "{T}/nope", says="{T}/nope"),
+    R("test-scenario-unknown", "test", "config", "--scenario", "nowhere", says="nowhere"),
+    R("test-force-alone", "test", "config", "--force", says="--force"),
+    R("test-junit-under-file", "test", "config", "--junit", "{T}/file.txt/j.xml",
+      says="--junit"),
+    R("test-freeze-unknown", "test", "config", "--freeze", "nowhere", says="nowhere"),
     # -- eval -----------------------------------------------------------------------------
     R("eval-dir-missing", "eval", "{T}/nope", says="{T}/nope"),
     R("eval-tasks-missing", "eval", "{T}/s_ok", "--tasks", "{T}/none.jsonl",

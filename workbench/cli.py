@@ -43,6 +43,7 @@ EXTENSIONS: list[str] = [
     "workbench.surface.commands",
     "workbench.sweeps.commands",
     "workbench.selection.commands",
+    "workbench.testing.commands",
 ]
 
 

@@ -14,9 +14,11 @@ from pathlib import Path
 from pydantic import Field, field_validator, model_validator
 
 from workbench.contracts._yaml import load_named
+from workbench.contracts.expect import Expectations
 from workbench.contracts.manifest import Name, StrictModel
 
-__all__ = ["GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario", "split_command"]
+__all__ = ["MAX_TICKS", "GovernorLimits", "ScenarioConfig", "ServerSpec", "load_scenario",
+           "split_command"]
 
 
 def split_command(command: str) -> list[str]:
@@ -44,6 +46,11 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
+#: The most ticks a scenario may ask for: far past any designed world, and a bound for a
+#: mistyped ``max_ticks`` (or a ``--set`` of 2**63) that would otherwise run for ever.
+MAX_TICKS = 1_000_000
+
+
 class GovernorLimits(StrictModel):
     """Budgets that bound a run.
 
@@ -56,7 +63,7 @@ class GovernorLimits(StrictModel):
             not counted (None = no limit).
     """
 
-    max_ticks: int = Field(default=10, ge=1)
+    max_ticks: int = Field(default=10, ge=1, le=MAX_TICKS)
     max_calls_per_tick: int = Field(default=32, ge=1)
     max_total_calls: int | None = Field(default=None, ge=1)
     max_tool_calls: int | None = Field(default=None, ge=0)
@@ -110,6 +117,8 @@ class ScenarioConfig(StrictModel):
     #: Believe the annotations of the surface's coded tools (tools.json says them, and
     #: tools.json is only a file): without it every coded call is confirmed by the approver.
     trusted_code: bool = False
+    #: What the scenario must and must never do (``workbench test``; see contracts.expect).
+    expect: Expectations | None = None
 
     @field_validator("cast")
     @classmethod

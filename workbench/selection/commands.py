@@ -27,6 +27,9 @@ def register(sub: Any) -> None:
                    help="OpenAI-compatible API address, like http://127.0.0.1:11434/v1")
     p.add_argument("--cassette", default=None,
                    help="record the model's answers to this file, or replay them if it exists")
+    p.add_argument("--gate", action="store_true",
+                   help="hold DIR to its selection.yaml (min_top1, min_top3, must_not): "
+                        "exit 1 when it falls short, printing which queries did it")
     p.add_argument("--format", choices=("table", "json"), default="table")
     p.set_defaults(func=_cmd_eval)
 
@@ -38,6 +41,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.threshold is not None and not (args.threshold == args.threshold
                                            and abs(args.threshold) != float("inf")):
         raise ConfigError("--threshold", "", "must be a finite number")
+    if args.gate:
+        return _gate(args)
     options = dict(_model_options(args), selector=args.selector, threshold=args.threshold)
     specs = surface_specs(args.dir)  # a typo in DIR is named before the task file
     against = surface_specs(args.against) if args.against is not None else None
@@ -59,6 +64,28 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             for query in queries:
                 print(f"  {label}: {query}")
     return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    from workbench.errors import ConfigError
+    from workbench.surface.gate import check_gate
+
+    for flag, value in (("--against", args.against), ("--tasks", args.tasks),
+                        ("--model", args.model), ("--cassette", args.cassette)):
+        if value is not None:
+            raise ConfigError(flag, "", "does not go with --gate: a gate scores the surface's "
+                                        "own tasks.jsonl with the selector selection.yaml names")
+    verdict = check_gate(args.dir)
+    if args.format == "json":
+        print(json.dumps({"surface": verdict.surface, "selector": verdict.selector,
+                          "top1": verdict.top1, "top3": verdict.top3, "ok": verdict.ok,
+                          "problems": list(verdict.problems)}, indent=1))
+    else:
+        print(f"{verdict.selector}: top-1 {verdict.top1:.3f}, top-3 {verdict.top3:.3f}: "
+              f"{'gate holds' if verdict.ok else 'gate fails'}")
+        for line in verdict.lines():
+            print(f"  {line}")
+    return 0 if verdict.ok else 1
 
 
 def _model_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 A task file is JSONL (one object a line) or a YAML list of ``{"query": TEXT, "tool": NAME
 or null}``; ``null`` means no tool fits (the right answer is to call none). An optional
-``"args"`` object holds the arguments a model selector should fill. A surface directory
+``"args"`` object holds the arguments a model selector should fill, and an optional
+``"must_not"`` list names tools that must never rank first for the query (a confusion
+pair a selection gate holds in CI). A surface directory
 may keep its own ``tasks.jsonl``.
 """
 
@@ -36,12 +38,12 @@ MAX_QUERY_BYTES = 8 * 1024
 #: ``args`` nest as deeply as a tool's input schema, a few levels in practice; 32 leaves
 #: room for any real one and keeps every later walk of the values shallow.
 MAX_TASK_DEPTH = 32
-_KEYS = {"query", "tool", "args"}
+_KEYS = {"query", "tool", "args", "must_not"}
 _MISSING = object()
 _WHAT = 'a task file (JSONL of {"query": ..., "tool": ...}, or a YAML list of them)'
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Task:
     """One query and the tool expected to answer it (None: no tool fits).
 
@@ -53,6 +55,12 @@ class Task:
     query: str
     tool: str | None
     args: Mapping[str, Any] | None = None
+    #: Tools that must never rank first for this query (a confusion pair a gate holds).
+    must_not: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        shown = f"Task(query={self.query!r}, tool={self.tool!r}, args={self.args!r}"
+        return shown + (f", must_not={self.must_not!r})" if self.must_not else ")")
 
     def __post_init__(self) -> None:
         problem = _query_problem(self.query)
@@ -136,7 +144,14 @@ def _task(path: Path, line: int | None, row: Any) -> Task:
         raise ConfigError(path, "tool", "must be a tool name, or null when no tool fits", line)
     if args is not None and not isinstance(args, dict):
         raise ConfigError(path, "args", "must be an object of argument values", line)
-    return Task(query, tool, args)
+    must_not = row.get("must_not", [])
+    if not isinstance(must_not, list) or not all(isinstance(t, str) and t for t in must_not):
+        raise ConfigError(path, "must_not", "must be a list of tool names that must never "
+                                            "rank first for this query", line)
+    if tool is not None and tool in must_not:
+        raise ConfigError(path, "must_not", f"names {tool!r}, the tool the query expects",
+                          line)
+    return Task(query, tool, args, tuple(must_not))
 
 
 def _query_problem(query: Any) -> str:

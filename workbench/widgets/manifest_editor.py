@@ -6,7 +6,7 @@ the :class:`~workbench.errors.ConfigError` message the file would produce (file,
 key path, what is allowed). A valid candidate becomes the session's live manifest at
 once, so the next run uses it; an invalid one changes nothing and runs keep the last
 valid version. Save writes the YAML atomically, changing only the edited keys (comments and explicit
-keys survive, see :mod:`~workbench.widgets.yaml_roundtrip`), and reloads it to prove the
+keys survive, see :mod:`~workbench.contracts.yaml_roundtrip`), and reloads it to prove the
 round trip.
 """
 
@@ -98,7 +98,7 @@ def _file_text(disk: tuple[str, dict[str, Any]] | None, data: dict[str, Any],
     """
     if disk is None:
         return manifest_yaml(data, header)
-    from workbench.widgets.yaml_roundtrip import updated_yaml
+    from workbench.contracts.yaml_roundtrip import updated_yaml
 
     text, on_disk = disk
     return updated_yaml(text, {k: v for k, v in data.items() if on_disk.get(k) != v})
