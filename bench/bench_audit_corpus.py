@@ -87,7 +87,7 @@ def speed_row(corpus: dict) -> dict:
 _FIRST_AUDIT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from workbench.contracts.events import canonical_json
+from workbench.contracts.canonical import canonical_json
 from workbench.surface.audit import audit
 from workbench.surface.audit_corpus import load_corpus
 real = load_corpus(sys.argv[2])["real"]

@@ -328,7 +328,7 @@ def _progress_bar(stream: TextIO) -> _ProgressBar:
 
 
 def _write_table(out: TextIO, events: Any) -> None:
-    from workbench.agents.base import summarize
+    from workbench.contracts.events import summarize
 
     rows = [(str(e.seq), str(e.tick), e.actor, e.kind, summarize(e, 100)) for e in events]
     _table(out, ("seq", "tick", "actor", "kind", "summary"), rows)
@@ -337,7 +337,7 @@ def _write_table(out: TextIO, events: Any) -> None:
 def _write_violations(out: TextIO, denied: list) -> None:
     print(f"violations: {len(denied)}", file=out)
     if denied:
-        from workbench.contracts.events import canonical_json
+        from workbench.contracts.canonical import canonical_json
 
         rows = [(str(e.seq), str(e.tick), e.actor, str(e.payload.get("tool")),
                  canonical_json(e.payload.get("params")), str(e.payload.get("reason"))
@@ -359,7 +359,7 @@ def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) ->
 
 
 def _write_csv(out: TextIO, events: Any) -> None:
-    from workbench.contracts.events import canonical_json
+    from workbench.contracts.canonical import canonical_json
     from workbench.textsafe import csv_cell
 
     writer = csv.writer(out, lineterminator="\n")

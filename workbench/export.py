@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from workbench.contracts.events import canonical_json
+from workbench.contracts.canonical import canonical_json
 from workbench.errors import MissingDependency
 from workbench.frames import events_of, ledger_frame
 

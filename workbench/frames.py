@@ -10,8 +10,8 @@ import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from workbench.agents.base import summarize
-from workbench.contracts.events import Event, canonical_json
+from workbench.contracts.canonical import canonical_json
+from workbench.contracts.events import TOOL_CALLED, TOOL_DENIED, Event, summarize
 from workbench.errors import MissingDependency
 from workbench.textsafe import escape
 
@@ -89,7 +89,7 @@ def violations_frame(ledger: Any) -> pd.DataFrame:
     rows = [
         (e.seq, e.tick, e.actor, escape(e.payload.get("tool")), e.payload.get("params"),
          escape(e.payload.get("reason")))
-        for e in events_of(ledger) if e.kind == "tool.denied"
+        for e in events_of(ledger) if e.kind == TOOL_DENIED
     ]
     return pd.DataFrame(rows, columns=VIOLATIONS_COLUMNS)
 
@@ -110,11 +110,11 @@ def calls_frame(ledger: Any, telemetry: Mapping[int, Mapping[str, Any]] | None =
         telemetry = getattr(ledger, "telemetry", None) or {}
     rows = []
     for e in events_of(ledger):
-        if e.kind == "tool.called":
+        if e.kind == TOOL_CALLED:
             error = e.payload.get("error")
             outcome = error["kind"] if error else "ok"
             detail = error["message"] if error else summarize(e).split(" -> ", 1)[-1]
-        elif e.kind == "tool.denied":
+        elif e.kind == TOOL_DENIED:
             outcome, detail = "denied", e.payload.get("reason", "")
         else:
             continue
@@ -138,9 +138,9 @@ def _call_keys(ledger: Any) -> dict[tuple[Any, ...], tuple[str, str]]:
     keyed: dict[tuple[Any, ...], tuple[str, str]] = {}
     seen: dict[tuple[Any, ...], int] = {}
     for e in events_of(ledger):
-        if e.kind not in ("tool.called", "tool.denied"):
+        if e.kind not in (TOOL_CALLED, TOOL_DENIED):
             continue
-        table = "violations" if e.kind == "tool.denied" else "calls"
+        table = "violations" if e.kind == TOOL_DENIED else "calls"
         base = (table, e.tick, e.actor, str(e.payload.get("tool")))
         n = seen[base] = seen.get(base, -1) + 1
         keyed[(*base, n)] = (canonical_json(e.payload), summarize(e).split(" -> ", 1)[-1])

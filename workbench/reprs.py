@@ -3,7 +3,9 @@
 Each ``_repr_html_`` of those classes calls one function here. Every repr is small and
 bounded whatever the size of the object: counts, a few first rows and a note on how to
 see the rest (a 10,000-event run shows in a few KB, not as its telemetry dump). Pure
-string work: no pandas, no widgets, so ``import workbench`` stays fast.
+string work: no pandas, no widgets, so ``import workbench`` stays fast. It imports nothing
+of the workbench and reads the objects by their attributes (an event's ``summary()``), so
+every class, from the contracts up, can show itself through it without an upward import.
 """
 
 from __future__ import annotations
@@ -57,11 +59,9 @@ def _counts(counter: Counter[str]) -> str:
 
 def ledger_html(ledger: Any) -> str:
     """A ledger: run id, size, head hash, events by kind and the first events."""
-    from workbench.agents.base import summarize
-
     events = ledger.events
     kinds = Counter(e.kind for e in events)
-    rows = ((e.seq, e.tick, e.kind, e.actor, summarize(e, 100)) for e in events)
+    rows = ((e.seq, e.tick, e.kind, e.actor, e.summary(100)) for e in events)
     return _box(
         f"Ledger {_e(ledger.run_id)}",
         f"<p>{len(events):,} events &middot; head <code>{_e(ledger.final_hash[:16])}</code>"
@@ -73,12 +73,10 @@ def ledger_html(ledger: Any) -> str:
 
 def run_html(result: Any) -> str:
     """A run: how it ended, its size, its violations (first few) and its hash."""
-    from workbench.agents.base import summarize
-
     ledger = result.ledger
     denied = ledger.of_kind("tool.denied")
     calls = sum(1 for e in ledger.events if e.kind == "tool.called")
-    rows = ((e.seq, e.tick, e.actor, summarize(e, 100)) for e in denied)
+    rows = ((e.seq, e.tick, e.actor, e.summary(100)) for e in denied)
     return _box(
         f"Run {_e(ledger.run_id)}",
         f"<p>{result.ticks:,} ticks, ended by <b>{_e(result.reason)}</b> &middot; "

@@ -25,7 +25,7 @@ import copy
 import threading
 from typing import TYPE_CHECKING, Any
 
-from workbench.agents.base import summarize
+from workbench.contracts.events import AGENT_FAILED, TOOL_CALLED, TOOL_DENIED, summarize
 from workbench.errors import MissingDependency
 from workbench.frames import events_of
 
@@ -62,9 +62,9 @@ def _import_quietly() -> None:
 
 
 def _outcome(kind: str, payload: dict[str, Any]) -> str:
-    if kind == "tool.denied":
+    if kind == TOOL_DENIED:
         return "denied"
-    if kind == "agent.failed" or (kind == "tool.called" and payload.get("error")):
+    if kind == AGENT_FAILED or (kind == TOOL_CALLED and payload.get("error")):
         return "failed"
     return "ok"
 

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.agents.base import ManifestAgent, format_tools_block
+from workbench.agents.base import ManifestAgent
 from workbench.agents.handlers import FortuneTeller, build_agent
 from workbench.agents.models import ModelRequest, ScriptedModel, StubModel, model_for
+from workbench.agents.render import tools_block
 from workbench.contracts.manifest import AgentManifest, ScriptStep
 from workbench.errors import CapabilityViolation, ToolCallError
 from workbench.tools.registry import ToolRegistry
@@ -34,7 +35,7 @@ class TestAvailableTools:
         reg.register("t", "T.", lambda a, b=1: {}, input_schema={
             "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
             "required": ["a"]})
-        assert format_tools_block(reg.describe(["t"])) == \
+        assert tools_block(reg.describe(["t"])) == \
             "AVAILABLE TOOLS:\n- t(a: string, b?: integer): T."
 
 

@@ -8,7 +8,7 @@ import json
 import orjson
 import pytest
 
-from workbench.contracts.events import MAX_DEPTH, canonical_bytes, canonical_value
+from workbench.contracts.canonical import MAX_DEPTH, canonical_bytes, canonical_value
 
 
 def nested(depth: int, leaf: object = 1) -> object:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.contracts.events import GENESIS_HASH, canonical_json, chain_hash
+from workbench.contracts.canonical import canonical_json
+from workbench.contracts.events import GENESIS_HASH, chain_hash
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
 from workbench.errors import LedgerError, LedgerTampered
 

@@ -229,7 +229,7 @@ class TestNameRuleIsAFullMatch:
 
     @pytest.mark.parametrize("name", NAMES)
     def test_a_trailing_newline_is_not_a_name(self, name):
-        from workbench.tools.registry import TOOL_NAME_RE, check_tool_name
+        from workbench.contracts.names import TOOL_NAME_RE, check_tool_name
 
         assert TOOL_NAME_RE.match(name) is None
         with pytest.raises(ToolNameError):

@@ -16,12 +16,12 @@ from typing import Any, Protocol
 
 from workbench.agents.models import Model, ModelRequest, model_for
 from workbench.agents.render import tools_block
-from workbench.contracts.events import Event, canonical_json
+from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.errors import ToolCallError, ToolDenied
 from workbench.tools.registry import ToolRegistry, ToolSpec
 
-__all__ = ["ManifestAgent", "Turn", "format_tools_block", "memory_line", "summarize"]
+__all__ = ["ManifestAgent", "Turn"]
 
 
 class Turn(Protocol):
@@ -49,46 +49,6 @@ class Turn(Protocol):
     def emit(self, agent: ManifestAgent, kind: str, payload: dict[str, Any]) -> Event:
         """Append an event by ``agent`` (its kind must be in ``may_emit``)."""
         ...
-
-
-def summarize(event: Event, limit: int = 160) -> str:
-    """A short text for an event: its ``text``, ``omen`` or compact payload."""
-    payload = event.payload
-    text = payload.get("text") or payload.get("omen")
-    if not isinstance(text, str):
-        if event.kind in ("tool.called", "tool.denied"):
-            text = f"{payload.get('tool')} -> {_outcome(payload)}"
-        elif event.kind == "agent.failed" and isinstance(payload.get("message"), str):
-            text = f"{payload.get('error', 'error')}: {payload['message']}"
-        else:
-            text = canonical_json(payload)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _outcome(payload: dict[str, Any]) -> str:
-    """What a call came to: the refusal, the error, or what the tool returned."""
-    error = payload.get("error")
-    if payload.get("reason") or error:
-        reason = payload.get("reason")
-        return str(reason) if reason else f"{error.get('kind')}: {error.get('message', '')}"
-    result = payload.get("result")
-    if isinstance(result, dict) and result:
-        # Text fields first, then by key: a result read back from a ledger file has its
-        # keys sorted, and the summary (which reaches prompts) must not depend on it.
-        items = sorted(result.items(), key=lambda kv: (not isinstance(kv[1], str), kv[0]))
-        return " | ".join(f"{k}: {v if isinstance(v, str | int | float) else canonical_json(v)}"
-                          for k, v in items)
-    return "ok" if result in (None, {}) else canonical_json(result)
-
-
-def memory_line(event: Event) -> str:
-    """How an event appears in an agent's RECENT EVENTS."""
-    return f"[t{event.tick}] {event.actor} {event.kind}: {summarize(event)}"
-
-
-def format_tools_block(specs: list[ToolSpec]) -> str:
-    """The ``AVAILABLE TOOLS`` block of a prompt for ``specs`` (see :mod:`.render`)."""
-    return tools_block(specs)
 
 
 class ManifestAgent:
@@ -125,7 +85,7 @@ class ManifestAgent:
 
     def available_tools_block(self) -> str:
         """The ``AVAILABLE TOOLS`` block: granted tools only."""
-        return format_tools_block(self.available_tools())
+        return tools_block(self.available_tools())
 
     def build_prompt(self, turn: Turn | None = None, extra: str = "") -> str:
         """The prompt for one activation: persona, tools, memory, trigger."""

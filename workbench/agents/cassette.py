@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from workbench.agents.replies import REPLY_DEPTH, depth, kind_of
-from workbench.contracts.events import canonical_bytes
+from workbench.contracts.canonical import canonical_bytes
 from workbench.errors import MODEL_ERROR_KINDS, CassetteMiss, ConfigError
 from workbench.tools.mcp_settings import env_number
 

@@ -29,7 +29,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.render import function_definitions, function_names
-from workbench.contracts.events import canonical_json
+from workbench.contracts.canonical import canonical_json
 from workbench.errors import ToolCallError, ToolDenied
 
 if TYPE_CHECKING:

@@ -126,7 +126,7 @@ class Expectations(StrictModel):
     @field_validator("approve")
     @classmethod
     def _tools_or_server_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from workbench.tools.registry import TOOL_NAME_RE
+        from workbench.contracts.names import TOOL_NAME_RE
 
         for item in value:
             tool = item.split(":", 1)[-1]

@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from workbench.contracts._yaml import load_named
 from workbench.contracts.events import KIND_RE, KIND_RULE
-from workbench.tools.registry import TOOL_NAME_RE, TOOL_NAME_RULE
+from workbench.contracts.names import TOOL_NAME_RE, TOOL_NAME_RULE
 
 __all__ = [
     "AGENT_NAME_RE",

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.agents.models import Model
 from workbench.contracts.config import ConfigTree
+from workbench.contracts.events import RUN_FINISHED
 from workbench.engine.intents import IntentLog, intents_path
 from workbench.engine.ledger import JsonlLedgerStore, ledger_key
 from workbench.engine.resuming import check_started
@@ -99,7 +100,7 @@ def resume(cls: type[Conductor], config: ConfigTree | str | Path, ledger_path: s
     found, store = JsonlLedgerStore.resume(ledger_path, key=key)
     try:
         first = check_started(ledger_path, found.events)
-        if found.events[-1].kind == "run.finished":
+        if found.events[-1].kind == RUN_FINISHED:
             raise LedgerError(f"{ledger_path}: the run already finished "
                               f"({found.events[-1].payload.get('reason')}); start a new "
                               f"one")

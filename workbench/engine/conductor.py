@@ -39,11 +39,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from workbench.agents.base import ManifestAgent, memory_line
+from workbench.agents.base import ManifestAgent
 from workbench.agents.handlers import build_agent
 from workbench.agents.models import Model
 from workbench.contracts.config import ConfigTree
-from workbench.contracts.events import Event
+from workbench.contracts.events import (
+    AGENT_FAILED,
+    GOVERNOR_THROTTLED,
+    RUN_FINISHED,
+    RUN_STARTED,
+    TOOL_CALLED,
+    TOOL_DENIED,
+    TOOL_LIST_CHANGED,
+    WORLD_OBSERVED,
+    Event,
+    called_payload,
+    denied_payload,
+    memory_line,
+)
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.engine import building
@@ -277,7 +290,7 @@ class Conductor:
         payload: dict[str, Any] = {"reason": reason, "ticks": self.tick,
                                    "events": len(self.ledger) + 1}
         payload.update(extra)
-        self._append(self.tick, "run.finished", "conductor", payload, None)
+        self._append(self.tick, RUN_FINISHED, "conductor", payload, None)
         if self.ledger.store is not None:
             self.ledger.store.close()
         self.close()
@@ -285,11 +298,11 @@ class Conductor:
                          self.model_book.records, self.model_book.transcripts)
 
     def _genesis(self, total: int) -> None:
-        self._append(0, "run.started", "conductor", {
+        self._append(0, RUN_STARTED, "conductor", {
             "scenario": self.scenario.name, "seed": self.seed, "ticks": total,
             "cast": [a.name for a in self.agents],
         }, None)
-        self._append(0, "world.observed", "world", {"text": self.scene}, None)
+        self._append(0, WORLD_OBSERVED, "world", {"text": self.scene}, None)
 
     def _run_tick(self, tick: int) -> None:
         limits = self.scenario.governor
@@ -306,7 +319,7 @@ class Conductor:
                 if woken >= limits.max_calls_per_tick:
                     dropped = 1 + len(queue)
                     queue.clear()
-                    self._append(tick, "governor.throttled", "conductor", {
+                    self._append(tick, GOVERNOR_THROTTLED, "conductor", {
                         "limit": "max_calls_per_tick", "value": limits.max_calls_per_tick,
                         "dropped_events": dropped,
                     }, event.seq)
@@ -334,7 +347,7 @@ class Conductor:
                 payload = self._replay[0].payload
             else:
                 payload = failure_payload(exc, agent)
-            self._append(tick, "agent.failed", agent.name, payload, cause)
+            self._append(tick, AGENT_FAILED, agent.name, payload, cause)
 
     def _check_budgets(self) -> None:
         limits = self.scenario.governor
@@ -348,15 +361,15 @@ class Conductor:
         if self._replay:
             # Resuming: the changes seen then are on the ledger; what the servers say now
             # is news for after the cut.
-            while self._replay and self._replay[0].kind == "tool.list_changed":
-                self._append(tick, "tool.list_changed", "conductor", self._replay[0].payload,
+            while self._replay and self._replay[0].kind == TOOL_LIST_CHANGED:
+                self._append(tick, TOOL_LIST_CHANGED, "conductor", self._replay[0].payload,
                              None)
             return
         drain = getattr(self.registry.resolver, "drain_changes", None)
         if drain is None:
             return
         for change in drain():
-            self._append(tick, "tool.list_changed", "conductor", change, None)
+            self._append(tick, TOOL_LIST_CHANGED, "conductor", change, None)
 
     # -- recording --------------------------------------------------------------------
     def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
@@ -367,7 +380,7 @@ class Conductor:
         if self._replay:
             self._check_replayed(event)
         self._memory.append(memory_line(event))
-        if kind == "world.observed" and isinstance(payload.get("text"), str):
+        if kind == WORLD_OBSERVED and isinstance(payload.get("text"), str):
             self.scene = payload["text"]
         if kind in self._subscribers:
             self._queue.append(event)
@@ -376,13 +389,14 @@ class Conductor:
     def _record_call(self, turn: ConductorTurn, agent: ManifestAgent, tool: str,
                      params: dict[str, Any]) -> dict[str, Any]:
         limits = self.scenario.governor
-        base: dict[str, Any] = {"tool": tool, "params": params}
         if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
-            event = self._append(turn.tick, "tool.denied", agent.name,
-                                 {**base, "reason": "budget exhausted"}, turn.cause)
+            event = self._append(turn.tick, TOOL_DENIED, agent.name,
+                                 denied_payload(tool, params, reason="budget exhausted"),
+                                 turn.cause)
             turn.denied_seq = event.seq
             raise _BudgetSpent("max_tool_calls")
         self._tool_calls += 1
+        retry_of: int | None = None
         while True:
             started = time.perf_counter()
             written_ahead = False
@@ -393,30 +407,30 @@ class Conductor:
                     written_ahead = self._write_ahead(turn, agent, tool, params)
                     result = self._send(agent, tool, params)
             except Interrupted:
-                event = self._append(turn.tick, "tool.called", agent.name,
-                                     {**base, "error": dict(INTERRUPTED)}, turn.cause)
+                event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+                    tool, params, error=INTERRUPTED, retry_of=retry_of), turn.cause)
                 if self._retries(event, agent, tool):
-                    base = {**base, "retry_of": event.seq}
+                    retry_of = event.seq
                     continue
                 raise ToolCallError("interrupted", INTERRUPTED["message"], tool) from None
             except ToolDenied as denied:
-                event = self._append(turn.tick, "tool.denied", agent.name,
-                                     {**base, **denied.to_payload()}, turn.cause)
+                event = self._append(turn.tick, TOOL_DENIED, agent.name, denied_payload(
+                    tool, params, **denied.to_payload(), retry_of=retry_of), turn.cause)
                 turn.denied_seq = event.seq
                 self._telemetry(event.seq, tool, started, "none")
                 self._flush_outcome(written_ahead)
                 raise
             except ToolCallError as failed:
-                event = self._append(turn.tick, "tool.called", agent.name,
-                                     {**base, "error": failed.to_payload()}, turn.cause)
+                event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+                    tool, params, error=failed.to_payload(), retry_of=retry_of), turn.cause)
                 self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
                 self._flush_outcome(written_ahead)
-                if "retry_of" not in base and may_retry(self.registry, failed, event, self._replay):
-                    base = {**base, "retry_of": event.seq}  # sent once more, recorded
+                if retry_of is None and may_retry(self.registry, failed, event, self._replay):
+                    retry_of = event.seq  # sent once more, recorded
                     continue
                 raise
-            event = self._append(turn.tick, "tool.called", agent.name,
-                                 {**base, "result": result}, turn.cause)
+            event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+                tool, params, result=result, retry_of=retry_of), turn.cause)
             self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
             self._flush_outcome(written_ahead)
             return result
@@ -469,7 +483,7 @@ class Conductor:
         """Whether the interrupted call is sent again (recorded, or asked for)."""
         if self._replay:
             nxt = self._replay[0]
-            return (nxt.kind == "tool.called" and nxt.actor == agent.name
+            return (nxt.kind == TOOL_CALLED and nxt.actor == agent.name
                     and isinstance(nxt.payload, dict)
                     and nxt.payload.get("retry_of") == interrupted.seq)
         return self.retry_interrupted

@@ -29,7 +29,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.contracts.events import Event
+from workbench.contracts.events import (
+    TOOL_CALLED,
+    TOOL_DENIED,
+    Event,
+    called_payload,
+    denied_payload,
+)
 from workbench.engine.ledger import Ledger
 from workbench.errors import ToolCallError, ToolDenied
 from workbench.tools.registry import ToolRegistry
@@ -134,23 +140,23 @@ class HandCalls:
         """
         params = dict(params or {})
         tick = len(self.outcomes) + 1
-        base = {"tool": tool, "params": params}
         started = time.perf_counter()
         try:
             result = registry.call(agent, manifest, tool, params)
         except ToolDenied as denied:
-            event = self.ledger.append(tick, "tool.denied", agent,
-                                       {**base, **denied.to_payload()})
+            event = self.ledger.append(tick, TOOL_DENIED, agent,
+                                       denied_payload(tool, params, **denied.to_payload()))
             return self._keep(CallOutcome(agent, tool, params, "denied", event,
                                           reason=denied.reason, message=str(denied)),
                               started)
         except ToolCallError as failed:
-            event = self.ledger.append(tick, "tool.called", agent,
-                                       {**base, "error": failed.to_payload()})
+            event = self.ledger.append(tick, TOOL_CALLED, agent,
+                                       called_payload(tool, params, error=failed.to_payload()))
             return self._keep(CallOutcome(agent, tool, params, failed.kind, event,
                                           error=failed.to_payload(), message=failed.message,
                                           transport=registry.transport_of(tool)), started)
-        event = self.ledger.append(tick, "tool.called", agent, {**base, "result": result})
+        event = self.ledger.append(tick, TOOL_CALLED, agent,
+                                   called_payload(tool, params, result=result))
         return self._keep(CallOutcome(agent, tool, params, "ok", event, result=result,
                                       transport=registry.transport_of(tool)), started)
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from workbench.contracts.events import canonical_bytes
+from workbench.contracts.canonical import canonical_bytes
 from workbench.errors import LedgerError
 
 __all__ = ["Intent", "IntentLog", "intents_path", "may_change_things", "params_digest"]

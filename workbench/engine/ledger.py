@@ -8,7 +8,7 @@ detected as :class:`~workbench.errors.LedgerTampered`.
 
 A line is the event's canonical content JSON with the hash as its last key::
 
-    {"actor":"world","caused_by":null,"kind":"world.observed",...,"tick":0,"hash":"ab12..."}
+    {"actor":"world","caused_by":null,"kind":WORLD_OBSERVED,...,"tick":0,"hash":"ab12..."}
 
 so a line verifies by hashing its own bytes, without re-serialising anything. Values JSON
 cannot carry as they are (NaN, integers beyond 64 bits, non-string keys, deep nesting) are
@@ -43,13 +43,8 @@ from typing import Any
 
 import orjson
 
-from workbench.contracts.events import (
-    GENESIS_HASH,
-    Event,
-    canonical_bytes,
-    canonical_value,
-    chain_hash,
-)
+from workbench.contracts.canonical import canonical_bytes, canonical_value
+from workbench.contracts.events import GENESIS_HASH, Event, chain_hash
 from workbench.errors import LedgerError, LedgerTampered
 
 try:  # advisory locks; absent on Windows, where a second writer is not detected
@@ -99,7 +94,7 @@ class Ledger:
 
     Example:
         >>> ledger = Ledger("demo:0")
-        >>> e = ledger.append(0, "world.observed", "world", {"text": "dawn"})
+        >>> e = ledger.append(0, WORLD_OBSERVED, "world", {"text": "dawn"})
         >>> e.seq, ledger.final_hash == e.hash
         (0, True)
     """

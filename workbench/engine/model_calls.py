@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.contracts.events import TOOL_CALLED
 from workbench.errors import ToolCallError
 
 __all__ = ["ModelCallBook", "ModelTurnHooks"]
@@ -89,6 +90,6 @@ class ModelTurnHooks:
     def call_failed(self, agent: Any, tool: str, arguments: str,
                     error: ToolCallError) -> None:
         """Record a call that could not be made (arguments that are not JSON)."""
-        self.conductor._append(self.tick, "tool.called", agent.name, {
+        self.conductor._append(self.tick, TOOL_CALLED, agent.name, {
             "tool": tool, "params": {}, "arguments": arguments, "error": error.to_payload(),
         }, self.cause)

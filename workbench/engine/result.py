@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.contracts.events import Event
+from workbench.contracts.events import TOOL_DENIED, Event
 from workbench.engine.ledger import Ledger
 
 __all__ = ["RunResult"]
@@ -52,7 +52,7 @@ class RunResult:
     @property
     def violations(self) -> list[Event]:
         """Every ``tool.denied`` event."""
-        return self.ledger.of_kind("tool.denied")
+        return self.ledger.of_kind(TOOL_DENIED)
 
     def __repr__(self) -> str:
         # Not the dataclass repr: the telemetry of a long run is megabytes of text.

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.agents.base import ManifestAgent
-from workbench.contracts.events import Event
+from workbench.contracts.events import RUN_STARTED, TOOL_CALLED, TOOL_DENIED, Event
 from workbench.errors import (
     CapabilityViolation,
     LedgerError,
@@ -120,7 +120,7 @@ def check_started(path: str | Path, events: list[Event]) -> Event:
                           f"so nothing happened; start it again with `workbench run` (it "
                           f"takes over an empty ledger file)")
     first = events[0]
-    if first.kind != "run.started":
+    if first.kind != RUN_STARTED:
         raise LedgerError(f"{path}: no run.started event at the start; only a ledger "
                           f"written by a run can be resumed")
     payload = first.payload
@@ -161,15 +161,15 @@ def replayed_outcome(recorded: Event, agent: ManifestAgent, tool: str,
             records next, or the recorded outcome is malformed.
     """
     payload = recorded.payload if isinstance(recorded.payload, dict) else {}
-    if recorded.kind == "tool.called" and tool not in agent.manifest.tools:
+    if recorded.kind == TOOL_CALLED and tool not in agent.manifest.tools:
         # The grant check is pure: run it, so a grant taken away since is caught here.
         raise diverged(recorded, f"a call of {tool!r} by {agent.name} that its manifest "
                        f"no longer grants")
-    if payload.get("tool") != tool or recorded.kind not in ("tool.called", "tool.denied"):
+    if payload.get("tool") != tool or recorded.kind not in (TOOL_CALLED, TOOL_DENIED):
         raise diverged(recorded, f"a call of {tool!r} by {agent.name}")
     error = payload.get("error")
     try:
-        if recorded.kind == "tool.denied":
+        if recorded.kind == TOOL_DENIED:
             raise ReplayedDenial(agent.name, tool, str(payload["reason"]),
                                  detail=str(payload.get("detail", "")))
         if error is not None:

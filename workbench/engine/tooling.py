@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.events import TOOL_CALLED
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.errors import WorkbenchError
 from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry
@@ -113,7 +114,7 @@ def may_retry(registry: ToolRegistry, error: Any, failed: Any, replay: Any = ())
     """
     if replay:
         nxt = replay[0]
-        return (nxt.kind == "tool.called" and isinstance(nxt.payload, dict)
+        return (nxt.kind == TOOL_CALLED and isinstance(nxt.payload, dict)
                 and nxt.payload.get("retry_of") == failed.seq)
     tool = getattr(error, "tool", "") or failed.payload.get("tool", "")
     if getattr(error, "kind", None) not in RETRIED_KINDS or tool in registry.local_names():

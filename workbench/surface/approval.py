@@ -216,7 +216,7 @@ def prompt_approver(stdin: TextIO | None = None, stdout: TextIO | None = None) -
             print(f"refused {escape(repr(request.tool))} for {escape(request.agent)}: "
                   f"{escape(request.why)} (no terminal to ask)", file=out)
             return False
-        from workbench.contracts.events import canonical_json
+        from workbench.contracts.canonical import canonical_json
 
         # Names, arguments and reasons may carry a server's or a model's text: escaped, so
         # the question a person answers is the one really asked.

@@ -74,6 +74,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from workbench.contracts.characters import named_characters
+from workbench.contracts.names import TOOL_NAME_RE
 from workbench.surface.audit_hidden import (
     HOMOGLYPHS,
     SUSPECT,
@@ -86,7 +87,6 @@ from workbench.surface.audit_params import NESTING, is_map
 from workbench.surface.audit_schema import check_schema, phantom_params
 from workbench.surface.audit_text import ToolContext, read_text, words_of
 from workbench.textsafe import escape
-from workbench.tools.registry import TOOL_NAME_RE
 
 __all__ = ["SEVERITIES", "Finding", "at_or_above", "audit", "phantom_params", "risk",
            "tool_texts", "visible"]

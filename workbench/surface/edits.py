@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.names import TOOL_NAME_RE, TOOL_NAME_RULE
 from workbench.errors import PolicyRefused
 from workbench.surface.artifact import (
     EDIT_KINDS,
@@ -52,7 +53,6 @@ from workbench.surface.artifact import (
     save_tools,
 )
 from workbench.surface.code import CODE_PATH_RE, code_problem
-from workbench.tools.registry import TOOL_NAME_RE, TOOL_NAME_RULE
 
 __all__ = ["CODE_PATH_RE", "apply", "apply_edits", "schema_changes"]
 

@@ -397,7 +397,7 @@ def curated_spec(entry: Mapping[str, Any], wire: Mapping[str, Any], *,
                     info[key] = mine[key]
     description = entry["description"]
     if show_examples and entry.get("examples"):
-        from workbench.contracts.events import canonical_json
+        from workbench.contracts.canonical import canonical_json
 
         shown = "; ".join(f"{entry['name']}({canonical_json(e)})" for e in entry["examples"])
         description = f"{description}\nExamples: {shown}"

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.contracts.events import canonical_json
+from workbench.contracts.canonical import canonical_json
 
 __all__ = [
     "PIN_FIELDS",

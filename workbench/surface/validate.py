@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.names import TOOL_NAME_RE
 from workbench.contracts.schemas import jsonschema_validator
 from workbench.errors import ConfigError
 from workbench.surface.artifact import load_pins, load_policy, load_tools
@@ -43,7 +44,7 @@ from workbench.surface.audit import phantom_params, tool_texts
 from workbench.surface.code import code_problem, find_problem
 from workbench.surface.edits import schema_changes
 from workbench.textsafe import clip
-from workbench.tools.registry import MAX_PROBLEM, TOOL_NAME_RE
+from workbench.tools.registry import MAX_PROBLEM
 
 __all__ = ["validate"]
 

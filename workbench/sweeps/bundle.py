@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
+from workbench.contracts.canonical import canonical_json
 from workbench.contracts.config import ConfigTree
-from workbench.contracts.events import canonical_json
 from workbench.errors import ConfigError
 
 __all__ = ["ConfigBundle"]

@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from workbench.contracts.events import canonical_json
+from workbench.contracts.canonical import canonical_json
 from workbench.errors import ConfigError
 
 __all__ = ["MAX_RUNS", "MAX_SEEDS", "MAX_SET_DEPTH", "MAX_VARIANTS", "VARIANTS_ENV", "Grid",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.events import AGENT_FAILED, RUN_FINISHED, TOOL_CALLED, TOOL_DENIED
 from workbench.sweeps.bundle import ConfigBundle
 from workbench.sweeps.grid import Variant
 
@@ -131,7 +132,7 @@ def events_table(task: RunTask, events: list[Any]) -> Any:
     """The run's events as a DataFrame with :data:`EVENT_COLUMNS` (payload as JSON)."""
     import pandas as pd
 
-    from workbench.contracts.events import canonical_json
+    from workbench.contracts.canonical import canonical_json
 
     frame = pd.DataFrame(
         [(task.run_id, task.variant.label, task.seed, e.seq, e.tick, e.kind, e.actor,
@@ -146,7 +147,7 @@ def run_row(task: RunTask, events: list[Any] | None, *, error: str | None = None
     """A run's row of ``runs.parquet``, from its events (None: the run failed early)."""
     events = events or []
     kinds = [e.kind for e in events]
-    finished = next((e for e in reversed(events) if e.kind == "run.finished"), None)
+    finished = next((e for e in reversed(events) if e.kind == RUN_FINISHED), None)
     return {
         "run": task.run_id,
         "variant": task.variant.label,
@@ -156,10 +157,10 @@ def run_row(task: RunTask, events: list[Any] | None, *, error: str | None = None
         "events": len(events),
         "ticks": events[-1].tick if events else 0,
         "reason": finished.payload.get("reason") if finished else None,
-        "violations": kinds.count("tool.denied"),
+        "violations": kinds.count(TOOL_DENIED),
         "tool_errors": sum(1 for e in events
-                           if e.kind == "tool.called" and "error" in e.payload),
-        "agent_failures": kinds.count("agent.failed"),
+                           if e.kind == TOOL_CALLED and "error" in e.payload),
+        "agent_failures": kinds.count(AGENT_FAILED),
         "model_calls": model_calls,
         "error": error,
         "duration_s": duration,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.events import TOOL_DENIED
 from workbench.sweeps.runner import RUN_COLUMNS
 
 __all__ = ["SWEEP_COLUMNS", "sweep_frame", "violations_by_agent", "violations_heatmap"]
@@ -38,7 +39,7 @@ def violations_by_agent(out: str | Path) -> Any:
 
     runs = _runs(out)
     events = _read_parquet(out, "events.parquet")
-    denied = events[events["kind"] == "tool.denied"]
+    denied = events[events["kind"] == TOOL_DENIED]
     order = runs.drop_duplicates("variant").sort_values("variant_index")["variant"].tolist()
     agents = sorted(set(events["actor"]) - {"conductor", "world"})
     table = pd.crosstab(denied["variant"], denied["actor"]).reindex(
@@ -64,7 +65,7 @@ def violations_heatmap(out: str | Path) -> Any:
         x=alt.X("agent:N", sort=list(table.columns), title="agent"),
         y=alt.Y("variant:N", sort=list(table.index), title="variant"))
     cells = base.mark_rect().encode(
-        color=alt.Color("denied:Q", scale=alt.Scale(scheme="reds"), title="tool.denied"),
+        color=alt.Color("denied:Q", scale=alt.Scale(scheme="reds"), title=TOOL_DENIED),
         tooltip=["variant", "agent", "denied"])
     labels = base.mark_text().encode(text="denied:Q")
     from workbench.timeline import LabChart

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.contracts.config import ConfigTree
-from workbench.contracts.events import Event
+from workbench.contracts.events import TOOL_CALLED, TOOL_DENIED, Event
 from workbench.testing.runner import run_offline
 
 __all__ = ["Frozen", "expect_block", "freeze"]
@@ -66,16 +66,16 @@ def expect_block(events: list[Event] | tuple[Event, ...],
     denied: dict[tuple[str, str, str], None] = {}
     for event in events:
         tool = event.payload.get("tool") if isinstance(event.payload, dict) else None
-        if event.kind == "tool.called":
+        if event.kind == TOOL_CALLED:
             counts[(event.actor, tool)] = counts.get((event.actor, tool), 0) + 1
-        elif event.kind == "tool.denied":
+        elif event.kind == TOOL_DENIED:
             denied[(event.actor, tool, str(event.payload.get("reason", "")))] = None
     block: dict[str, Any] = {}
     if counts:
         block["calls"] = [{"agent": a, "tool": t, "count": n} for (a, t), n in counts.items()]
     if denied:
         block["denied"] = [{"agent": a, "tool": t, "reason": r} for a, t, r in denied]
-    block["violations"] = sum(1 for e in events if e.kind == "tool.denied")
+    block["violations"] = sum(1 for e in events if e.kind == TOOL_DENIED)
     if final_hash is not None:
         block["final_hash"] = final_hash
     return block

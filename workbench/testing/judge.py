@@ -20,13 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.contracts.events import Event
+from workbench.contracts.events import TOOL_CALLED, TOOL_DENIED, Event
 from workbench.contracts.expect import Expectations
 
 __all__ = ["Failure", "judge", "subset"]
-
-CALLED, DENIED = "tool.called", "tool.denied"
-
 
 @dataclass(frozen=True)
 class Failure:
@@ -70,15 +67,15 @@ def _text(event: Event) -> str:
     text = event.payload.get("text") if isinstance(event.payload, Mapping) else None
     if isinstance(text, str):
         return text
-    from workbench.agents.base import summarize
+    from workbench.contracts.events import summarize
 
     return summarize(event)
 
 
 def _brief(event: Event) -> str:
     payload = event.payload if isinstance(event.payload, Mapping) else {}
-    if event.kind in (CALLED, DENIED):
-        why = payload.get("reason") if event.kind == DENIED else (
+    if event.kind in (TOOL_CALLED, TOOL_DENIED):
+        why = payload.get("reason") if event.kind == TOOL_DENIED else (
             (payload.get("error") or {}).get("kind") or "ok")
         return f"seq {event.seq} {event.kind} {payload.get('tool')} by {event.actor} ({why})"
     return f"seq {event.seq} {event.kind} by {event.actor}"
@@ -109,8 +106,8 @@ def judge(scenario: str, expect: Expectations, events: Sequence[Event],
         final_hash: The run's final hash (checked against ``final_hash`` when given).
     """
     out: list[Failure] = []
-    calls = [e for e in events if e.kind == CALLED]
-    denials = [e for e in events if e.kind == DENIED]
+    calls = [e for e in events if e.kind == TOOL_CALLED]
+    denials = [e for e in events if e.kind == TOOL_DENIED]
 
     def tool_of(event: Event) -> Any:
         return event.payload.get("tool")
@@ -127,7 +124,8 @@ def judge(scenario: str, expect: Expectations, events: Sequence[Event],
         found = f"found {len(matching)}"
         if want.params is not None and len(mine) != len(matching):
             found += f" ({len(mine)} with other params)"
-        same_tool = [e for e in events if e.kind in (CALLED, DENIED) and tool_of(e) == want.tool]
+        same_tool = [e for e in events
+                     if e.kind in (TOOL_CALLED, TOOL_DENIED) and tool_of(e) == want.tool]
         near = _nearest(events, matching[want.count:] if want.count else (), mine, same_tool,
                         (e for e in events if e.actor == want.agent))
         out.append(_failure(scenario, f"calls[{i}]", f"expected {want.agent} to call "

@@ -19,47 +19,26 @@ Example:
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from workbench.errors import (
-    CapabilityViolation,
-    ToolCallError,
-    ToolDenied,
-    ToolNameError,
-    ToolNotFound,
-)
+from workbench.contracts.names import check_tool_name
+from workbench.errors import CapabilityViolation, ToolCallError, ToolDenied, ToolNotFound
 from workbench.textsafe import clip
 
 __all__ = [
-    "TOOL_NAME_RE",
-    "TOOL_NAME_RULE",
-    "CapabilityViolation",
+    "MAX_PROBLEM",
     "Guard",
     "ToolRegistry",
     "ToolResolver",
     "ToolSpec",
-    "check_tool_name",
     "compile_schema",
 ]
 
-#: The MCP tool-name rule. ``\Z``, not ``$``: ``$`` also matches before a final newline, so
-#: ``"oracle\n"`` would pass as a name and as a grant. Use it with ``fullmatch`` or ``match``.
-TOOL_NAME_RE = re.compile(r"\A[A-Za-z0-9_.-]{1,128}\Z")
 #: The longest problem text a schema check returns: the values it quotes (an argument, an
 #: enum's choices) come from a model or a server, and a message is for reading.
 MAX_PROBLEM = 300
-#: The rule in words, for error messages.
-TOOL_NAME_RULE = "1 to 128 characters from A-Z a-z 0-9 _ . -"
-
-
-def check_tool_name(name: object) -> str:
-    """Return ``name`` if it follows the MCP naming rule, else raise :class:`ToolNameError`."""
-    if not isinstance(name, str) or not TOOL_NAME_RE.fullmatch(name):
-        raise ToolNameError(f"{name!r} is not a valid tool name; allowed: {TOOL_NAME_RULE}")
-    return name
 
 
 @dataclass(frozen=True)
@@ -400,7 +379,3 @@ def _is_signature_error(run: Any, params: Mapping[str, Any]) -> bool:
         return False
     return False
 
-
-def with_description(spec: ToolSpec, description: str) -> ToolSpec:
-    """A copy of ``spec`` with another description (curation never touches the schema)."""
-    return replace(spec, description=description)

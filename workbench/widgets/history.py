@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
+from workbench.contracts.events import TOOL_CALLED, TOOL_DENIED
 from workbench.widgets._util import ErrorArea, guarded
 from workbench.widgets.paged_table import PagedTable
 
@@ -91,11 +92,11 @@ class CallHistory:
         run_id = result.ledger.run_id
         added = 0
         for e in result.ledger:
-            if e.kind == "tool.called":
+            if e.kind == TOOL_CALLED:
                 error = e.payload.get("error")
                 outcome = error["kind"] if error else "ok"
                 value = error or e.payload.get("result")
-            elif e.kind == "tool.denied":
+            elif e.kind == TOOL_DENIED:
                 outcome, value = "denied", e.payload.get("reason")
             else:
                 continue
