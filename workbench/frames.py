@@ -191,7 +191,7 @@ def _tool_rows(source: Any) -> list[tuple[Any, ...]]:
             rows.append((spec.name, spec.title, spec.description, spec.input_schema,
                          spec.annotations, source.transport_of(name)))
         return rows
-    from workbench.surface.artifact import load_tools
+    from workbench.contracts.surface import load_tools
 
     return [(t["name"], t.get("title"), t["description"], t.get("parameters"),
              t.get("annotations"), "code" if "code" in t else "surface")
@@ -293,7 +293,7 @@ def _surface_tools(value: Any) -> list[Any]:
     from pathlib import Path
 
     if isinstance(value, (str, Path)):
-        from workbench.surface.artifact import entry_to_wire, load_pins, load_tools
+        from workbench.contracts.surface import entry_to_wire, load_pins, load_tools
 
         pins = load_pins(value)
         return [p["wire"] for p in pins] if pins else [entry_to_wire(t) for t in load_tools(value)]

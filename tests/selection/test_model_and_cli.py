@@ -110,7 +110,7 @@ def test_bad_input_is_one_line(args, words, offline_env):
 
 def test_mcp_tool_adds_the_candidates_score(tmp_path, offline_env):
     from workbench.selection import evaluate_surface
-    from workbench.surface.artifact import Candidate
+    from workbench.surface.candidate import Candidate
 
     proc = subprocess.run([sys.executable, "-m", "workbench.cli", "mcp-tool", "--path", SURFACE,
                            "--tasks", f"{SURFACE}/tasks.jsonl"],

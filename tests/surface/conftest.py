@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from surface_data import EVERYTHING_CMD, SEND, TIME_CMD, WEATHER  # noqa: E402
 
-from workbench.surface.artifact import save_policy, save_tools  # noqa: E402
+from workbench.contracts.surface import save_policy, save_tools  # noqa: E402
 
 
 @pytest.fixture

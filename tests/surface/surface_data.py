@@ -145,7 +145,7 @@ def renamed_config(root, imported, server="b", call=TIME_TOOL):
     """A config tree at ``root`` whose scenario ``trial`` runs ``imported`` over the server
     named ``server`` (mcp-server-time, whatever the pins call it); its agent calls ``call``.
     """
-    from workbench.surface.artifact import load_pins, load_tools
+    from workbench.contracts.surface import load_pins, load_tools
 
     return write_config(root, grants=[call], servers=[(server, TIME_CMD)],
                         script=[{"call": call, "params": {"timezone": "UTC"},

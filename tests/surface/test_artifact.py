@@ -6,19 +6,18 @@ import os
 import pytest
 from surface_data import SEND, WEATHER
 
-from workbench.errors import ConfigError
-from workbench.surface.artifact import (
-    Candidate,
+from workbench.contracts.surface import (
     entry_from_wire,
     entry_to_wire,
     is_empty,
     load_pins,
     load_policy,
     load_tools,
-    materialize,
     save_tools,
     write_json_atomic,
 )
+from workbench.errors import ConfigError
+from workbench.surface.candidate import Candidate, materialize
 
 
 class TestLoad:

@@ -16,10 +16,10 @@ from surface_data import WireResolver, scripted_server, write_config
 
 from workbench.cli import main
 from workbench.contracts.config import ConfigTree
+from workbench.contracts.surface import load_policy, load_tools
 from workbench.engine.conductor import Conductor
 from workbench.errors import ConfigError, ToolDenied
 from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
-from workbench.surface.artifact import load_policy, load_tools
 from workbench.surface.edits import apply
 from workbench.surface.overlay import CuratedResolver
 from workbench.surface.validate import validate
@@ -127,7 +127,7 @@ class TestUnderTools:
 
     @pytest.mark.parametrize("module", ["subprocess", "os", "builtins", "os.path", "_io"])
     def test_the_standard_library_cannot_be_declared(self, make_surface, module):
-        from workbench.surface.code import is_stdlib
+        from workbench.contracts.surface import is_stdlib
 
         d = make_surface()
         (d / "policy.json").write_text(f'{{"capability": "tools", "modules": ["{module}"]}}')
@@ -159,7 +159,7 @@ class TestUnderTools:
         assert [t.get("code") for t in load_tools(d)] == [None, "wb_trap.sub:run"]
 
     def test_code_problem_is_pure(self):
-        from workbench.surface.code import code_problem
+        from workbench.contracts.surface import code_problem
 
         policy = {"capability": "tools", "modules": ["wb_trap"]}
         assert code_problem("wb_trap:run", policy) is None

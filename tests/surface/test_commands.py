@@ -7,7 +7,7 @@ import pytest
 from surface_data import DEMO_CMD, REPO, SEND, WEATHER
 
 from workbench.cli import main
-from workbench.surface.artifact import load_tools
+from workbench.contracts.surface import load_tools
 from workbench.surface.demo_server import TOOLS
 
 

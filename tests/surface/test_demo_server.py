@@ -45,7 +45,7 @@ def wait_for(predicate, seconds=10.0):
 
 class TestAttacks:
     def test_every_attack_is_flagged_at_warning_or_high(self, imported, time_conn):
-        from workbench.surface.artifact import entry_to_wire, load_tools
+        from workbench.contracts.surface import entry_to_wire, load_tools
 
         demo = [entry_to_wire(t) for t in load_tools(imported)]
         found = at_or_above(audit({"demo": demo, "time": time_conn.list_tools()}), "warning")

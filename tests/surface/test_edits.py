@@ -4,7 +4,7 @@ import json
 
 from surface_data import SEND, WEATHER
 
-from workbench.surface.artifact import load_tools
+from workbench.contracts.surface import load_tools
 from workbench.surface.edits import apply
 
 

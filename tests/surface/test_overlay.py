@@ -5,8 +5,8 @@ from surface_data import SEND, WEATHER, WireResolver
 
 from workbench.agents.base import ManifestAgent
 from workbench.contracts.manifest import AgentManifest
+from workbench.contracts.surface import entry_to_wire, load_pins, save_pins
 from workbench.errors import ToolCallError, ToolDenied, ToolNotFound
-from workbench.surface.artifact import entry_to_wire, load_pins, save_pins
 from workbench.surface.edits import apply
 from workbench.surface.overlay import CuratedResolver, HiddenByCuration, PinDrift
 from workbench.surface.pins import pin

@@ -17,9 +17,9 @@ import sys
 import pytest
 from surface_data import REPO, TIME_CMD, TIME_TOOL, imported_time_surface, renamed_config
 
+from workbench.contracts.surface import load_pins, save_pins
 from workbench.engine.conductor import Conductor
 from workbench.surface.approval import ApprovalPolicy
-from workbench.surface.artifact import load_pins, save_pins
 
 pytestmark = pytest.mark.timeout(120)
 

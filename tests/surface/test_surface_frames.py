@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from surface_data import SEND, WEATHER, WireResolver
 
+from workbench.contracts.surface import entry_to_wire
 from workbench.engine.conductor import Conductor
 from workbench.frames import (
     DIFF_COLUMNS,
@@ -11,7 +12,6 @@ from workbench.frames import (
     findings_frame,
     tools_frame,
 )
-from workbench.surface.artifact import entry_to_wire
 from workbench.surface.audit import audit
 from workbench.surface.demo_server import TOOLS
 from workbench.surface.overlay import CuratedResolver

@@ -4,7 +4,7 @@ import json
 
 from surface_data import SEND, WEATHER
 
-from workbench.surface.artifact import save_policy
+from workbench.contracts.surface import save_policy
 from workbench.surface.validate import validate
 
 
@@ -77,7 +77,7 @@ class TestAgainstTheServer:
     def test_phantom_parameters_are_checked_against_the_server_schema(self, tmp_path):
         from surface_data import scripted_server
 
-        from workbench.surface.artifact import load_tools, save_tools
+        from workbench.contracts.surface import load_tools, save_tools
         from workbench.surface.importer import import_surface
 
         wire = {"name": "send_email", "description": "Send an email.",

@@ -118,7 +118,7 @@ class ConfigTree:
             ))
         elif scenario.surface is not None:
             # Code the surface may not load is refused here too, before any run imports it.
-            from workbench.surface.code import surface_code_problems
+            from workbench.contracts.surface import surface_code_problems
 
             problems.extend(surface_code_problems(self.root / scenario.surface))
         return problems

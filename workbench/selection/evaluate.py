@@ -28,7 +28,7 @@ DEFAULT_THRESHOLDS = {"bm25": 0.0, "embedding": 0.1, "model": 0.0}
 
 def entry_specs(entries: Sequence[Any], *, show_examples: bool = True) -> list[ToolSpec]:
     """tools.json entries as an agent is shown them (curated description, examples)."""
-    from workbench.surface.artifact import entry_to_wire
+    from workbench.contracts.surface import entry_to_wire
     from workbench.surface.overlay import curated_spec
 
     return [curated_spec(entry, entry_to_wire(entry), show_examples=show_examples)
@@ -41,7 +41,7 @@ def surface_specs(dir: str | Path, *, show_examples: bool = True) -> list[ToolSp
     Raises:
         ConfigError: the directory has no tools.json, or it is invalid.
     """
-    from workbench.surface.artifact import TOOLS_FILE, load_tools
+    from workbench.contracts.surface import TOOLS_FILE, load_tools
 
     if not (Path(dir) / TOOLS_FILE).is_file():
         raise ConfigError(dir, "", f"no {TOOLS_FILE} here: not a surface directory (see "

@@ -19,6 +19,14 @@ Example:
     >>> apply("config/surfaces/time", [edit])  # doctest: +SKIP
 """
 
+from workbench.contracts.surface import (
+    CAPABILITIES,
+    EDIT_KINDS,
+    is_empty,
+    load_pins,
+    load_policy,
+    load_tools,
+)
 from workbench.surface.approval import (
     ApprovalGuard,
     ApprovalPolicy,
@@ -26,17 +34,8 @@ from workbench.surface.approval import (
     is_destructive,
     prompt_approver,
 )
-from workbench.surface.artifact import (
-    CAPABILITIES,
-    EDIT_KINDS,
-    Candidate,
-    is_empty,
-    load_pins,
-    load_policy,
-    load_tools,
-    materialize,
-)
 from workbench.surface.audit import Finding, audit
+from workbench.surface.candidate import Candidate, materialize
 from workbench.surface.edits import apply
 from workbench.surface.importer import fetch_tools, import_surface
 from workbench.surface.overlay import CuratedResolver, HiddenByCuration, PinDrift

@@ -163,8 +163,9 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
 
 # -- commands -----------------------------------------------------------------------------
 def _cmd_mcp_tool(args: argparse.Namespace) -> int:
+    from workbench.contracts.surface import load_policy
     from workbench.errors import ConfigError
-    from workbench.surface.artifact import Candidate, load_policy
+    from workbench.surface.candidate import Candidate
     from workbench.surface.validate import validate
 
     require_dir(args.path, _SURFACE_DIR)
@@ -263,7 +264,7 @@ def _check_out_dir(out: str) -> None:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    from workbench.surface.artifact import is_empty
+    from workbench.contracts.surface import is_empty
     from workbench.surface.importer import import_surface
 
     if args.name is not None and len(args.name) != len(args.server):
@@ -280,7 +281,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from workbench.contracts.characters import distinguishable
-    from workbench.surface.artifact import load_pins
+    from workbench.contracts.surface import load_pins
     from workbench.surface.pins import compare, drift_detail, nameless
 
     if args.name is not None and args.against is not None:
@@ -334,7 +335,7 @@ def _moved(change: Any) -> Any:
 
 
 def _cmd_approve(args: argparse.Namespace) -> int:
-    from workbench.surface.artifact import load_pins, save_pins
+    from workbench.contracts.surface import load_pins, save_pins
     from workbench.surface.audit import audit
     from workbench.surface.importer import fetch_tools
     from workbench.surface.pins import compare, pin
@@ -376,7 +377,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
 
 def _snapshot_of(dir: str) -> list[dict[str, Any]]:
     """A surface's pinned wire tools, or its tools.json in wire form if it has no pins."""
-    from workbench.surface.artifact import entry_to_wire, load_pins, load_tools
+    from workbench.contracts.surface import entry_to_wire, load_pins, load_tools
 
     pins = load_pins(dir)
     return [p["wire"] for p in pins] if pins else [entry_to_wire(t) for t in load_tools(dir)]

@@ -1,7 +1,7 @@
 """Policy-checked curation edits: ``apply(dir, edits)``.
 
 An edit is ``{"tool", "kind", "value"}``. The surface's policy (see
-:func:`~workbench.surface.artifact.load_policy`) decides which kinds are allowed:
+:func:`~workbench.contracts.surface.load_policy`) decides which kinds are allowed:
 
 * ``mcp-tool`` (the server is external): ``description``, ``params``, ``examples``,
   ``add``, ``remove``. A ``params`` edit may change only the descriptions and examples of
@@ -25,7 +25,7 @@ so its bytes stay as they were. Writes are atomic.
 
 Example:
     >>> import tempfile
-    >>> from workbench.surface.artifact import save_tools
+    >>> from workbench.contracts.surface import save_tools
     >>> d = tempfile.mkdtemp()
     >>> save_tools(d, [{"name": "echo", "description": "Echo.",
     ...                 "parameters": {"type": "object", "properties": {}}}])
@@ -43,16 +43,17 @@ from pathlib import Path
 from typing import Any
 
 from workbench.contracts.names import TOOL_NAME_RE, TOOL_NAME_RULE
-from workbench.errors import PolicyRefused
-from workbench.surface.artifact import (
+from workbench.contracts.surface import (
+    CODE_PATH_RE,
     EDIT_KINDS,
     TOOL_KEYS,
+    code_problem,
     load_pins,
     load_policy,
     load_tools,
     save_tools,
 )
-from workbench.surface.code import CODE_PATH_RE, code_problem
+from workbench.errors import PolicyRefused
 
 __all__ = ["CODE_PATH_RE", "apply", "apply_edits", "schema_changes"]
 
@@ -93,7 +94,7 @@ def apply_edits(tools: list[dict[str, Any]], edits: Iterable[Mapping[str, Any]],
     Args:
         tools: The surface's entries.
         edits: The edits, in order.
-        policy: As :func:`~workbench.surface.artifact.load_policy` returns it.
+        policy: As :func:`~workbench.contracts.surface.load_policy` returns it.
         pins: ``pins.json`` entries: the tools the server defines.
 
     Returns:

@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import ConfigError, ToolCallError
-from workbench.surface.artifact import (
+from workbench.contracts.surface import (
     POLICY_FILE,
     entry_from_wire,
     is_empty,
@@ -35,6 +34,7 @@ from workbench.surface.artifact import (
     save_policy,
     save_tools,
 )
+from workbench.errors import ConfigError, ToolCallError
 from workbench.surface.pins import has_name, pin
 
 __all__ = ["fetch_tools", "import_surface"]

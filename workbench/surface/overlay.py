@@ -37,9 +37,16 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.contracts.surface import (
+    TOOLS_FILE,
+    code_problem,
+    load_pins,
+    load_policy,
+    load_tools,
+    save_pins,
+)
 from workbench.errors import ConfigError, ToolDenied, ToolNotFound, WorkbenchError
-from workbench.surface.artifact import TOOLS_FILE, load_pins, load_policy, load_tools, save_pins
-from workbench.surface.code import code_problem, load_function
+from workbench.surface.code import load_function
 from workbench.surface.pins import (
     PinChange,
     compare,

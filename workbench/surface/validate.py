@@ -21,7 +21,7 @@
 
 Example:
     >>> import tempfile
-    >>> from workbench.surface.artifact import save_tools
+    >>> from workbench.contracts.surface import save_tools
     >>> d = tempfile.mkdtemp()
     >>> save_tools(d, [{"name": "echo", "description": "",
     ...                 "parameters": {"type": "object", "properties": {}}}])
@@ -38,10 +38,10 @@ from typing import Any
 
 from workbench.contracts.names import TOOL_NAME_RE
 from workbench.contracts.schemas import jsonschema_validator
+from workbench.contracts.surface import code_problem, load_pins, load_policy, load_tools
 from workbench.errors import ConfigError
-from workbench.surface.artifact import load_pins, load_policy, load_tools
 from workbench.surface.audit import phantom_params, tool_texts
-from workbench.surface.code import code_problem, find_problem
+from workbench.surface.code import find_problem
 from workbench.surface.edits import schema_changes
 from workbench.textsafe import clip
 from workbench.tools.registry import MAX_PROBLEM

@@ -136,9 +136,8 @@ def _interpreter(exe: Path) -> tuple[str, str | None]:
 
 def _is_ours(spec: importlib.machinery.ModuleSpec) -> bool:
     """Whether ``spec`` (of ``workbench``, found in a server's directory) is this package."""
-    import workbench
-
-    ours = os.path.realpath(workbench.__file__ or "")
+    # The package this module is part of (already imported, since this module is in it).
+    ours = os.path.realpath(sys.modules["workbench"].__file__ or "")
     return spec.origin is not None and os.path.realpath(spec.origin) == ours
 
 

@@ -192,7 +192,7 @@ class Session:
         curated: set[str] | None = None
         served: dict[str, str] = {}
         if scenario.surface is not None:
-            from workbench.surface.artifact import load_pins, load_tools
+            from workbench.contracts.surface import load_pins, load_tools
 
             surface = self.root / scenario.surface
             entries = load_tools(surface)

@@ -21,9 +21,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.contracts.surface import entry_from_wire, load_pins, load_policy, load_tools
 from workbench.errors import WorkbenchError
 from workbench.frames import findings_frame
-from workbench.surface.artifact import entry_from_wire, load_pins, load_policy, load_tools
 from workbench.surface.audit import audit
 from workbench.surface.edits import apply, apply_edits, schema_changes
 from workbench.surface.overlay import surface_label
