@@ -146,8 +146,8 @@ class Event(NamedTuple):
 
 
 def called_payload(tool: str, params: Mapping[str, Any], *, result: Any = None,
-                   error: Mapping[str, Any] | None = None,
-                   retry_of: int | None = None) -> dict[str, Any]:
+                   error: Mapping[str, Any] | None = None, retry_of: int | None = None,
+                   arguments: str | None = None) -> dict[str, Any]:
     """The payload of a ``tool.called`` event: the tool, its params, and what came of it.
 
     One constructor for every writer (a run, a resume, a call by hand, the gateway), so
@@ -159,6 +159,8 @@ def called_payload(tool: str, params: Mapping[str, Any], *, result: Any = None,
         result: What the tool returned (when it did not fail).
         error: ``{"kind", "message"}`` when it failed (see ``TOOL_ERROR_KINDS``).
         retry_of: The seq of the failed call this one sends again.
+        arguments: A model's arguments as it wrote them, when they could not be read
+            (the call was then not made, and ``params`` is empty).
 
     Example:
         >>> called_payload("oracle", {"seed": "dawn"}, result={"omen": "rain"})
@@ -167,6 +169,8 @@ def called_payload(tool: str, params: Mapping[str, Any], *, result: Any = None,
     payload: dict[str, Any] = {"tool": tool, "params": params}
     if retry_of is not None:
         payload["retry_of"] = retry_of
+    if arguments is not None:
+        payload["arguments"] = arguments
     if error is not None:
         payload["error"] = dict(error)
     else:

@@ -18,7 +18,7 @@ With a ledger file, the genesis is fsynced before the first call, and a call tha
 change things is written ahead (:mod:`workbench.engine.intents`): a resume never re-sends
 a recorded call, and records one in flight at the kill as ``interrupted``.
 
-Around it: :mod:`~workbench.engine.building` wires a conductor up (:meth:`Conductor.from_config`,
+Around it: :mod:`~workbench.engine.factory` wires a conductor up (:meth:`Conductor.from_config`,
 :meth:`Conductor.resume`), :mod:`~workbench.engine.turn` is what an agent acts through, and
 :mod:`~workbench.engine.result` holds the :class:`RunResult` a run returns (re-exported here).
 
@@ -34,7 +34,8 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ from workbench.contracts.events import (
 )
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
-from workbench.engine import building
+from workbench.engine import factory
+from workbench.engine.factory import Progress, ResumeRecord, RunLogs, RunOptions
 from workbench.engine.intents import Intent, IntentLog, may_change_things, params_digest
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
 from workbench.engine.model_calls import ModelCallBook
@@ -82,8 +84,6 @@ from workbench.tools.registry import ToolRegistry
 
 __all__ = ["Conductor", "RunResult"]
 
-#: ``progress(tick, total_ticks)`` after every tick.
-Progress = Callable[[int, int], None]
 
 
 class _BudgetSpent(Exception):
@@ -106,12 +106,21 @@ class Conductor:
         models: Models by agent name, overriding what the manifests ask for.
         key: Key of a keyed (HMAC) chain; :meth:`from_config` and :meth:`resume` take it
             from ``WORKBENCH_LEDGER_KEY``.
+        logs: The calls and intent logs beside the ledger file (none by default).
+        replaying: Resuming: the recorded events to re-derive first, and what takes over.
+        owns_registry: Close the registry's resolver (its MCP servers) when the run ends.
+        cassette: The open cassette of the run's ``openai`` agents (closed at the end).
+
+    :meth:`from_config` and :meth:`resume` build one through
+    :mod:`~workbench.engine.factory`; the constructor is the whole wiring.
     """
 
     def __init__(self, scenario: ScenarioConfig, manifests: Iterable[AgentManifest],
                  registry: ToolRegistry, *, seed: int | None = None,
                  store: JsonlLedgerStore | None = None, progress: Progress | None = None,
-                 models: dict[str, Model] | None = None, key: bytes | None = None):
+                 models: dict[str, Model] | None = None, key: bytes | None = None,
+                 logs: RunLogs | None = None, replaying: ResumeRecord | None = None,
+                 owns_registry: bool = False, cassette: Any = None):
         self.scenario = scenario
         self.registry = registry
         self.seed = scenario.default_seed if seed is None else seed
@@ -122,12 +131,15 @@ class Conductor:
         self.telemetry: dict[int, dict[str, Any]] = {}
         self.model_book = ModelCallBook(scenario.governor.max_model_calls,
                                         lambda: _BudgetSpent("max_model_calls"))
-        #: Where telemetry is also written, beside a ledger file (set by from_config).
-        self.calls_log: CallsLog | None = None
-        #: Where intents are written ahead of calls, beside a ledger file (from_config).
-        self.intents: IntentLog | None = None
+        self.model_book.cassette = cassette
+        logs = logs or RunLogs()
+        #: Where telemetry is also written, beside a ledger file.
+        self.calls_log: CallsLog | None = logs.calls
+        #: Where intents are written ahead of calls, beside a ledger file.
+        self.intents: IntentLog | None = logs.intents
+        replaying = replaying or ResumeRecord()
         #: Resend a call recorded as interrupted (``resume --retry-interrupted``).
-        self.retry_interrupted = False
+        self.retry_interrupted = replaying.retry_interrupted
         self.scene = scenario.genesis(self.seed)
         self.tick = 0
         self._subscribers: dict[str, list[ManifestAgent]] = {}
@@ -140,62 +152,42 @@ class Conductor:
         self._activations = 0
         self._tool_calls = 0
         self._stop = False
-        self._owns_registry = False
+        self._owns_registry = owns_registry
         # Resuming: the recorded events to re-derive, in order, and the store that takes
         # over once they are all re-derived (see resume()).
-        self._replay: deque[Event] = deque()
-        self._live_store: JsonlLedgerStore | None = None
-        self._resume_ticks: int | None = None
-        self._in_flight: Intent | None = None  # resuming: the call cut by the kill
+        self._replay: deque[Event] = replaying.events
+        self._live_store: JsonlLedgerStore | None = replaying.store
+        self._resume_ticks: int | None = replaying.ticks
+        self._in_flight: Intent | None = replaying.in_flight  # the call cut by the kill
 
     @classmethod
-    def from_config(cls, config: ConfigTree | str | Path, scenario: str, *,
-                    registry: ToolRegistry | None = None, seed: int | None = None,
-                    ledger_path: str | Path | None = None, progress: Progress | None = None,
-                    models: dict[str, Model] | None = None, approver: Any = None,
-                    overwrite: bool = False, cassette: Any = None,
-                    cassette_mode: str = "auto", model_url: str | None = None,
-                    model_name: str | None = None) -> Conductor:
+    def from_config(cls, config: ConfigTree | str | Path, scenario: str,
+                    options: RunOptions | None = None, **overrides: Any) -> Conductor:
         """Build a conductor for ``scenario`` from a config tree or directory.
 
         Args:
             config: A loaded :class:`ConfigTree` or its directory.
             scenario: The scenario's name.
-            registry: The registry to use. When None, the scenario's own: its MCP
-                ``servers`` (started now, stopped when the run ends) behind its
-                ``surface``, else ``default_tool_registry()``; see
-                :func:`~workbench.engine.tooling.scenario_registry`.
-            seed: The seed (the scenario's default when None).
-            ledger_path: Write the ledger to this JSONL file as it grows.
-            progress: Progress callback.
-            models: Models by agent name, overriding the manifests.
-            approver: Confirms calls to tools that may change things when the registry
-                is the scenario's own (None refuses them).
-            overwrite: Replace an existing ``ledger_path`` (by default that is an error:
-                the file may hold a run to keep or to resume).
-            cassette: For ``openai`` agents: a cassette (path) to replay, or to record.
-            cassette_mode: ``auto`` (replay if the file exists), ``record`` or ``replay``.
-            model_url: The API every ``openai`` agent calls instead of its manifest's.
-            model_name: The model every ``openai`` agent uses instead of its manifest's.
+            options: How to wire the run (:class:`~workbench.engine.factory.RunOptions`:
+                registry, seed, ledger_path, progress, models, approver, overwrite,
+                cassette, cassette_mode, model_url, model_name).
+            **overrides: Any of those fields by name, over ``options``.
+
+        Raises:
+            TypeError: an override that is not a field of ``RunOptions``.
         """
-        return building.from_config(
-            cls, config, scenario, registry=registry, seed=seed, ledger_path=ledger_path,
-            progress=progress, models=models, approver=approver, overwrite=overwrite,
-            cassette=cassette, cassette_mode=cassette_mode, model_url=model_url,
-            model_name=model_name)
+        options = replace(options or RunOptions(), **overrides)
+        return factory.build(cls, config, scenario, options)
 
     def close(self) -> None:
         """Close the calls log and stop the MCP servers this conductor started.
 
         A run does this itself when it ends.
         """
-        if self.calls_log is not None:
-            self.calls_log.close()
-        if self.intents is not None:
-            self.intents.close()
+        RunLogs(self.calls_log, self.intents).close()
         self.model_book.close()
         if self._owns_registry:
-            building.close_resolver(self.registry)
+            factory.close_resolver(self.registry)
 
     @property
     def in_flight(self) -> Intent | None:
@@ -203,15 +195,23 @@ class Conductor:
         return self._in_flight
 
     @property
+    def replaying(self) -> bool:
+        """Whether the run is still re-deriving recorded events (resuming: nothing is sent)."""
+        return bool(self._replay)
+
+    def memory(self, window: int) -> list[str]:
+        """The last ``window`` events as the lines prompts read (each rendered once)."""
+        return self._memory[-window:]
+
+    @property
     def pending_replay(self) -> int:
         """Recorded events a resumed run has still to re-derive before it calls anything."""
         return len(self._replay)
 
     @classmethod
-    def resume(cls, config: ConfigTree | str | Path, ledger_path: str | Path, *,
-               registry: ToolRegistry | None = None, progress: Progress | None = None,
-               models: dict[str, Model] | None = None, approver: Any = None,
-               retry_interrupted: bool = False) -> Conductor:
+    def resume(cls, config: ConfigTree | str | Path, ledger_path: str | Path,
+               options: RunOptions | None = None, *, retry_interrupted: bool = False,
+               **overrides: Any) -> Conductor:
         """Continue a run that was cut short (killed, crashed) from its ledger file.
 
         The file is locked and verified, and a torn last line is cut. The run is then
@@ -225,21 +225,20 @@ class Conductor:
         Args:
             config: The config tree (or directory) the run was started from.
             ledger_path: The ledger file written with ``ledger_path=``/``--ledger``.
-            registry: As for :meth:`from_config`.
-            progress: Progress callback.
-            models: Models by agent name, overriding the manifests.
-            approver: As for :meth:`from_config`.
+            options: As for :meth:`from_config`; only ``registry``, ``progress``,
+                ``models`` and ``approver`` count (the seed and scenario are the ledger's).
             retry_interrupted: Send an interrupted call again (after recording it as
                 interrupted); the retry is recorded with ``retry_of``.
+            **overrides: Fields of ``options`` by name.
 
         Raises:
             LedgerError: the file is not the start of a run, the run already finished, its
                 ``run.started`` is malformed, or (when running) the config no longer
                 re-derives the recorded events.
         """
-        return building.resume(cls, config, ledger_path, registry=registry, progress=progress,
-                               models=models, approver=approver,
-                               retry_interrupted=retry_interrupted)
+        options = replace(options or RunOptions(), **overrides)
+        return factory.resume(cls, config, ledger_path, options,
+                              retry_interrupted=retry_interrupted)
 
     # -- running ----------------------------------------------------------------------
     def stop(self) -> None:
@@ -290,7 +289,7 @@ class Conductor:
         payload: dict[str, Any] = {"reason": reason, "ticks": self.tick,
                                    "events": len(self.ledger) + 1}
         payload.update(extra)
-        self._append(self.tick, RUN_FINISHED, "conductor", payload, None)
+        self.append(self.tick, RUN_FINISHED, "conductor", payload, None)
         if self.ledger.store is not None:
             self.ledger.store.close()
         self.close()
@@ -298,11 +297,11 @@ class Conductor:
                          self.model_book.records, self.model_book.transcripts)
 
     def _genesis(self, total: int) -> None:
-        self._append(0, RUN_STARTED, "conductor", {
+        self.append(0, RUN_STARTED, "conductor", {
             "scenario": self.scenario.name, "seed": self.seed, "ticks": total,
             "cast": [a.name for a in self.agents],
         }, None)
-        self._append(0, WORLD_OBSERVED, "world", {"text": self.scene}, None)
+        self.append(0, WORLD_OBSERVED, "world", {"text": self.scene}, None)
 
     def _run_tick(self, tick: int) -> None:
         limits = self.scenario.governor
@@ -319,7 +318,7 @@ class Conductor:
                 if woken >= limits.max_calls_per_tick:
                     dropped = 1 + len(queue)
                     queue.clear()
-                    self._append(tick, GOVERNOR_THROTTLED, "conductor", {
+                    self.append(tick, GOVERNOR_THROTTLED, "conductor", {
                         "limit": "max_calls_per_tick", "value": limits.max_calls_per_tick,
                         "dropped_events": dropped,
                     }, event.seq)
@@ -347,7 +346,7 @@ class Conductor:
                 payload = self._replay[0].payload
             else:
                 payload = failure_payload(exc, agent)
-            self._append(tick, AGENT_FAILED, agent.name, payload, cause)
+            self.append(tick, AGENT_FAILED, agent.name, payload, cause)
 
     def _check_budgets(self) -> None:
         limits = self.scenario.governor
@@ -362,18 +361,23 @@ class Conductor:
             # Resuming: the changes seen then are on the ledger; what the servers say now
             # is news for after the cut.
             while self._replay and self._replay[0].kind == TOOL_LIST_CHANGED:
-                self._append(tick, TOOL_LIST_CHANGED, "conductor", self._replay[0].payload,
+                self.append(tick, TOOL_LIST_CHANGED, "conductor", self._replay[0].payload,
                              None)
             return
         drain = getattr(self.registry.resolver, "drain_changes", None)
         if drain is None:
             return
         for change in drain():
-            self._append(tick, TOOL_LIST_CHANGED, "conductor", change, None)
+            self.append(tick, TOOL_LIST_CHANGED, "conductor", change, None)
 
-    # -- recording --------------------------------------------------------------------
-    def _append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
-                caused_by: int | None) -> Event:
+    # -- the recording API: what a turn acts through -------------------------------------
+    def append(self, tick: int, kind: str, actor: str, payload: dict[str, Any],
+               caused_by: int | None) -> Event:
+        """Append an event to the ledger (re-derived and checked, when resuming).
+
+        Every event of a run goes through here: it wakes subscribers, updates the scene
+        and the memory lines prompts read.
+        """
         if self._in_flight is not None and self._in_flight.seq == len(self.ledger):
             raise self._cut_in_flight(f"{kind} by {actor}")
         event = self.ledger.append(tick, kind, actor, payload, caused_by)
@@ -386,11 +390,22 @@ class Conductor:
             self._queue.append(event)
         return event
 
-    def _record_call(self, turn: ConductorTurn, agent: ManifestAgent, tool: str,
-                     params: dict[str, Any]) -> dict[str, Any]:
+    def record_call(self, turn: ConductorTurn, agent: ManifestAgent, tool: str,
+                    params: dict[str, Any]) -> dict[str, Any]:
+        """Call ``tool`` for ``agent`` through the registry and record the outcome.
+
+        The governor's ``max_tool_calls`` first, then (live) the intent written ahead and
+        the call, or (resuming) the recorded outcome; a refusal is ``tool.denied``, a
+        failure and a result are ``tool.called``, and a trusted idempotent call lost in
+        transport is sent once more with ``retry_of``.
+
+        Raises:
+            ToolDenied: refused (recorded).
+            ToolCallError: failed (recorded).
+        """
         limits = self.scenario.governor
         if limits.max_tool_calls is not None and self._tool_calls >= limits.max_tool_calls:
-            event = self._append(turn.tick, TOOL_DENIED, agent.name,
+            event = self.append(turn.tick, TOOL_DENIED, agent.name,
                                  denied_payload(tool, params, reason="budget exhausted"),
                                  turn.cause)
             turn.denied_seq = event.seq
@@ -407,21 +422,21 @@ class Conductor:
                     written_ahead = self._write_ahead(turn, agent, tool, params)
                     result = self._send(agent, tool, params)
             except Interrupted:
-                event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+                event = self.append(turn.tick, TOOL_CALLED, agent.name, called_payload(
                     tool, params, error=INTERRUPTED, retry_of=retry_of), turn.cause)
                 if self._retries(event, agent, tool):
                     retry_of = event.seq
                     continue
                 raise ToolCallError("interrupted", INTERRUPTED["message"], tool) from None
             except ToolDenied as denied:
-                event = self._append(turn.tick, TOOL_DENIED, agent.name, denied_payload(
+                event = self.append(turn.tick, TOOL_DENIED, agent.name, denied_payload(
                     tool, params, **denied.to_payload(), retry_of=retry_of), turn.cause)
                 turn.denied_seq = event.seq
                 self._telemetry(event.seq, tool, started, "none")
                 self._flush_outcome(written_ahead)
                 raise
             except ToolCallError as failed:
-                event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+                event = self.append(turn.tick, TOOL_CALLED, agent.name, called_payload(
                     tool, params, error=failed.to_payload(), retry_of=retry_of), turn.cause)
                 self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
                 self._flush_outcome(written_ahead)
@@ -429,7 +444,7 @@ class Conductor:
                     retry_of = event.seq  # sent once more, recorded
                     continue
                 raise
-            event = self._append(turn.tick, TOOL_CALLED, agent.name, called_payload(
+            event = self.append(turn.tick, TOOL_CALLED, agent.name, called_payload(
                 tool, params, result=result, retry_of=retry_of), turn.cause)
             self._telemetry(event.seq, tool, started, self.registry.transport_of(tool))
             self._flush_outcome(written_ahead)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from workbench.contracts.events import TOOL_CALLED
+from workbench.contracts.events import TOOL_CALLED, called_payload
 from workbench.errors import ToolCallError
 
 __all__ = ["ModelCallBook", "ModelTurnHooks"]
@@ -83,13 +83,12 @@ class ModelTurnHooks:
                         messages: list[dict[str, Any]]) -> None:
         """After a model call: telemetry (not while resuming) and the transcript."""
         conductor = self.conductor
-        log = None if conductor._replay else conductor.calls_log
+        log = None if conductor.replaying else conductor.calls_log
         conductor.model_book.done(self, agent.name, record, messages, log,
                                   len(conductor.ledger))
 
     def call_failed(self, agent: Any, tool: str, arguments: str,
                     error: ToolCallError) -> None:
         """Record a call that could not be made (arguments that are not JSON)."""
-        self.conductor._append(self.tick, TOOL_CALLED, agent.name, {
-            "tool": tool, "params": {}, "arguments": arguments, "error": error.to_payload(),
-        }, self.cause)
+        self.conductor.append(self.tick, TOOL_CALLED, agent.name, called_payload(
+            tool, {}, error=error.to_payload(), arguments=arguments), self.cause)

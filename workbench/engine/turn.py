@@ -47,7 +47,7 @@ class ConductorTurn(ModelTurnHooks):
 
     def recent_lines(self, window: int) -> list[str]:
         """The last ``window`` events as memory lines (rendered once each)."""
-        return self.conductor._memory[-window:]
+        return self.conductor.memory(window)
 
     def scene(self) -> str:
         """The latest ``world.observed`` text."""
@@ -55,7 +55,7 @@ class ConductorTurn(ModelTurnHooks):
 
     def call_tool(self, agent: ManifestAgent, tool: str, params: dict[str, Any]) -> dict:
         """Call ``tool`` through the registry; the conductor records the outcome."""
-        return self.conductor._record_call(self, agent, tool, params)
+        return self.conductor.record_call(self, agent, tool, params)
 
     def emit(self, agent: ManifestAgent, kind: str, payload: dict[str, Any]) -> Event:
         """Append an event of ``kind`` by ``agent``, if its manifest's ``may_emit`` allows it.
@@ -69,4 +69,4 @@ class ConductorTurn(ModelTurnHooks):
                 f"agent {agent.name!r} may not emit {kind!r}; its may_emit allows: {allowed}. "
                 f"Add {kind!r} to may_emit in its manifest."
             )
-        return self.conductor._append(self.tick, kind, agent.name, payload, self.cause)
+        return self.conductor.append(self.tick, kind, agent.name, payload, self.cause)
