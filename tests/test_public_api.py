@@ -57,3 +57,25 @@ def test_every_error_is_a_workbench_error():
         obj = getattr(errors, name)
         if isinstance(obj, type) and issubclass(obj, Exception):
             assert issubclass(obj, errors.WorkbenchError), name
+
+
+def test_the_errors_docstring_draws_every_workbench_error():
+    """Every public subclass of WorkbenchError, wherever it is defined, is in the tree."""
+    import importlib
+    import pkgutil
+
+    import workbench
+    from workbench import errors
+
+    for info in pkgutil.walk_packages(workbench.__path__, "workbench."):
+        importlib.import_module(info.name)
+    seen, stack = set(), [errors.WorkbenchError]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                stack.append(sub)
+    public = sorted(c.__name__ for c in seen if not c.__name__.startswith("_"))
+    missing = [name for name in public if f"── {name} " not in errors.__doc__]
+    assert missing == [], f"add these to workbench/errors.py's tree: {missing}"
+    assert len(public) >= 20

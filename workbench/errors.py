@@ -8,19 +8,31 @@ message, which always says what happened and what to do next::
      ├── ToolNameError            a tool name breaks the MCP rule (also ValueError)
      ├── ToolNotFound             granted but registered nowhere (also KeyError)
      ├── ToolDenied               the registry refused a call before any transport was touched
-     │    └── CapabilityViolation the agent was not granted the tool
+     │    ├── CapabilityViolation the agent was not granted the tool
+     │    ├── AmbiguousTool       a server lists two definitions under one name (tools.mcp)
+     │    ├── HiddenByCuration    the surface hides the tool (surface.overlay)
+     │    ├── PinDrift            the tool's definition or server changed since it was pinned
+     │    │    └── PinGone        a pinned tool no server offers now
+     │    └── ReplayedDenial      a refusal re-derived from a resumed run's ledger
      ├── ToolCallError            the call was made and failed: kind is tool_error, protocol_error,
-     │                            transport_error, timeout (or interrupted, by a resume)
+     │    │                       transport_error, timeout (or interrupted, by a resume)
+     │    └── ReplayedFailure     a failure re-derived from a resumed run's ledger
      ├── LedgerError              a ledger file cannot be trusted
-     │    └── LedgerTampered      the hash chain does not verify
+     │    ├── LedgerTampered      the hash chain does not verify
+     │    └── Diverged            a resumed run no longer re-derives what its ledger recorded
      ├── PolicyRefused            a curation edit is not allowed by the surface's policy
      ├── ExportError              an export cannot be written (unknown format, a path that is a
- │                            directory or lies under a missing one); nothing is written
+     │                            directory or lies under a missing one); nothing is written
      ├── FormError                a tool-call form's fields cannot give the values asked for
      ├── ModelError               a model backend failed: kind is model_error, timeout,
      │    │                       connection_error or refusal (recorded on agent.failed)
      │    └── CassetteMiss        replaying, a request the cassette does not hold (ends the run)
+     ├── SweepError               a sweep cannot run (a grid past its cap, a busy output, Dask)
+     ├── CannotRun                a contract test's run cannot be made (testing.runner)
      └── MissingDependency        an optional extra is not installed (also ImportError)
+
+Classes defined beside the code that raises them are named with their module. A private
+subclass (``_TooTangled``) never leaves its module.
 
 The reason on a :class:`ToolDenied` is written for the agent and the ledger; anything only
 an operator should see (a server's stderr, a stack trace) goes to logs, not into messages.
@@ -39,6 +51,7 @@ __all__ = [
     "MissingDependency",
     "ModelError",
     "PolicyRefused",
+    "SweepError",
     "ToolCallError",
     "ToolDenied",
     "ToolNameError",
@@ -234,6 +247,10 @@ class FormError(WorkbenchError):
 
     The message names each field by its path (``trip.stops[0].city``) and what it allows.
     """
+
+
+class SweepError(WorkbenchError):
+    """A sweep could not be run (bad grid, a busy output, an executor that is gone)."""
 
 
 class MissingDependency(WorkbenchError, ImportError):

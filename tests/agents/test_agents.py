@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.agents.base import ManifestAgent
+from workbench.agents.base import ManifestAgent, model_for
 from workbench.agents.handlers import FortuneTeller, build_agent
-from workbench.agents.models import ModelRequest, ScriptedModel, StubModel, model_for
+from workbench.agents.models import ModelRequest, ScriptedModel, StubModel
 from workbench.agents.render import tools_block
 from workbench.contracts.manifest import AgentManifest, ScriptStep
 from workbench.errors import CapabilityViolation, ToolCallError

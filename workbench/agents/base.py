@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from workbench.agents.models import Model, ModelRequest, model_for
+from workbench.agents.models import Model, ModelRequest, ScriptedModel, StubModel
 from workbench.agents.render import tools_block
 from workbench.contracts.events import Event
 from workbench.contracts.manifest import AgentManifest
 from workbench.errors import ToolCallError, ToolDenied
 from workbench.tools.registry import ToolRegistry, ToolSpec
 
-__all__ = ["ManifestAgent", "Turn"]
+__all__ = ["ManifestAgent", "Turn", "model_for"]
 
 
 class Turn(Protocol):
@@ -166,3 +166,19 @@ class ManifestAgent:
         text = self.speak(turn)
         if text is not None and self.manifest.may_emit:
             self.emit(self.manifest.may_emit[0], {"text": text})
+
+
+def model_for(manifest: AgentManifest) -> Model:
+    """The model a manifest asks for (``model.backend``).
+
+    A manifest agent's default. An ``openai`` model made here has no cassette and the
+    manifest's own address; a run gives its agents theirs with
+    :func:`~workbench.agents.openai_model.models_for_run`.
+    """
+    if manifest.model.backend == "scripted":
+        return ScriptedModel(manifest.script)
+    if manifest.model.backend == "openai":
+        from workbench.agents.openai_model import OpenAIModel
+
+        return OpenAIModel(manifest.model)
+    return StubModel(manifest.model.lines)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from workbench.contracts.manifest import AgentManifest, ScriptStep
+from workbench.contracts.manifest import ScriptStep
 from workbench.tools.registry import ToolSpec
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "ScriptedModel",
     "StubModel",
     "ToolCallRequest",
-    "model_for",
 ]
 
 
@@ -141,18 +140,3 @@ class ScriptedModel:
         self.position += 1
         calls = (ToolCallRequest(step.call, dict(step.params)),) if step.call else ()
         return ModelReply(step.say, calls)
-
-
-def model_for(manifest: AgentManifest) -> Model:
-    """The model a manifest asks for (``model.backend``).
-
-    An ``openai`` model made here has no cassette and the manifest's own address; a run
-    gives its agents theirs with :func:`~workbench.agents.openai_model.models_for_run`.
-    """
-    if manifest.model.backend == "scripted":
-        return ScriptedModel(manifest.script)
-    if manifest.model.backend == "openai":
-        from workbench.agents.openai_model import OpenAIModel
-
-        return OpenAIModel(manifest.model)
-    return StubModel(manifest.model.lines)

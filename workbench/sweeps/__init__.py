@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from workbench.sweeps.runner import EVENT_COLUMNS, RUN_COLUMNS, SweepError, sweep
+from workbench.errors import SweepError
+from workbench.sweeps.runner import EVENT_COLUMNS, RUN_COLUMNS, sweep
 
 __all__ = ["EVENT_COLUMNS", "RUN_COLUMNS", "SweepError", "sweep"]

@@ -86,7 +86,7 @@ def connect(address: str, timeout: float | None = None) -> Any:
         from workbench.errors import MissingDependency
 
         raise MissingDependency("dask", "sweep") from exc
-    from workbench.sweeps.runner import SweepError
+    from workbench.errors import SweepError
 
     timeout = connect_timeout() if timeout is None else timeout
     advice = ("start one with `dask scheduler`, check the address, or pass --workers N to "

@@ -39,7 +39,7 @@ def hold_output(out: str) -> Iterator[None]:
     import fsspec
     from fsspec.implementations.local import LocalFileSystem
 
-    from workbench.sweeps.runner import SweepError
+    from workbench.errors import SweepError
 
     fs, base = fsspec.core.url_to_fs(out)
     if fcntl is None or not isinstance(fs, LocalFileSystem):

@@ -30,7 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import ConfigError, WorkbenchError
+from workbench.errors import ConfigError
 from workbench.sweeps.bundle import ConfigBundle
 from workbench.sweeps.cluster import check_address, run_on_dask
 from workbench.sweeps.grid import MAX_RUNS, MAX_SEEDS, parse_seeds, variant_grid
@@ -44,7 +44,7 @@ from workbench.sweeps.task import (
     run_task,
 )
 
-__all__ = ["RUN_COLUMNS", "EVENT_COLUMNS", "SweepError", "sweep"]
+__all__ = ["RUN_COLUMNS", "EVENT_COLUMNS", "sweep"]
 
 #: ``progress(done, total)`` after every run that finishes (skipped runs count as done).
 Progress = Callable[[int, int], None]
@@ -58,10 +58,6 @@ MAX_ATTEMPTS = 3
 #: Bytes of a sweep's cassette. It is copied into every task sent to every worker; the
 #: shipped ones are tens of kilobytes, a long recorded session a few megabytes.
 MAX_CASSETTE_BYTES = 64 * 1024 * 1024
-
-
-class SweepError(WorkbenchError):
-    """A sweep could not be run (bad grid, an executor that is gone)."""
 
 
 def sweep(config: str | Path, scenario: str, *, seeds: str | Iterable[int] | None = None,

@@ -3,7 +3,7 @@
 Each field owns its widget, reads its value (or :data:`UNSET`, meaning "leave the key
 out"), fills itself from a value, and shows its own problem beside itself. Containers
 (objects, arrays, ``oneOf``/``anyOf`` choices) build their children through the form's
-builder, so ``$ref`` and recursion are handled in one place (the form module).
+builder, so ``$ref`` and recursion are handled in one place (:mod:`.schema_builder`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from workbench.errors import FormError
 from workbench.textsafe import clip
 
 if TYPE_CHECKING:
-    from workbench.widgets.schema_form import _Builder
+    from workbench.widgets.schema_builder import _Builder
 
 __all__ = ["UNSET", "close_tree", "css_name"]
 
