@@ -138,7 +138,7 @@ class TestProgressAndPrompt:
         import argparse
         import io
 
-        from workbench import cli
+        from workbench.cli import run as cli
         from workbench.surface.approval import ApprovalRequest
 
         bar_out, prompt_out = io.StringIO(), io.StringIO()

@@ -68,7 +68,8 @@ def test_the_errors_docstring_draws_every_workbench_error():
     from workbench import errors
 
     for info in pkgutil.walk_packages(workbench.__path__, "workbench."):
-        importlib.import_module(info.name)
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
     seen, stack = set(), [errors.WorkbenchError]
     while stack:
         for sub in stack.pop().__subclasses__():

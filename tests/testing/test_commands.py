@@ -1,4 +1,4 @@
-"""`workbench test`: exit 0, 1 and 2, a line per broken expectation, JUnit (testing/commands.py)."""
+"""`workbench test`: exit 0, 1 and 2, a line per broken expectation, JUnit (cli/test.py)."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ class _SharedServers:
             port = free_port()
             with open(log_dir / "http-oracle.log", "ab") as err:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(port)],
+                    [sys.executable, "-m", "workbench.cli", "serve", "--http", str(port)],
                     stdout=subprocess.DEVNULL, stderr=err,
                 )
             SESSION_SERVERS.add(proc.pid)

@@ -183,7 +183,7 @@ class TestErrorKinds:
 class TestHttpReconnect:
     def test_an_http_server_that_goes_away_and_comes_back(self, tmp_path):
         port = free_port()
-        command = [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(port)]
+        command = [sys.executable, "-m", "workbench.cli", "serve", "--http", str(port)]
 
         def start() -> subprocess.Popen:
             proc = subprocess.Popen(command, stdout=subprocess.DEVNULL,

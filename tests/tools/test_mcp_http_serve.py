@@ -1,7 +1,7 @@
 """``workbench serve --http`` against slow and greedy clients (real server, real sockets).
 
 Each hostile client is a raw socket or a plain HTTP connection on loopback; the server is
-``python -m workbench.tools.mcp_server --http PORT`` in a subprocess, given small bounds
+``python -m workbench.cli serve --http PORT`` in a subprocess, given small bounds
 through its ``WORKBENCH_HTTP_*`` variables so each test waits a second, not minutes.
 """
 
@@ -63,7 +63,7 @@ def bounded_server(tmp: Path, nofile: int | None = None, **env: str) -> Iterator
 
     with open(log, "ab") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(port)],
+            [sys.executable, "-m", "workbench.cli", "serve", "--http", str(port)],
             env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=err,
             preexec_fn=limit_files,
         )
@@ -431,7 +431,7 @@ class TestSettings:
                                                 ("WORKBENCH_HTTP_HEADER_TIMEOUT", "0")])
     def test_a_bad_bound_is_one_line_naming_the_variable(self, key, value):
         out = subprocess.run(
-            [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(free_port())],
+            [sys.executable, "-m", "workbench.cli", "serve", "--http", str(free_port())],
             env={**os.environ, key: value}, capture_output=True, text=True, timeout=60)
         assert out.returncode == 2
         lines = out.stderr.strip().splitlines()
@@ -439,7 +439,7 @@ class TestSettings:
 
     def test_a_port_already_taken_is_one_line_naming_it(self, slow_bounds):
         out = subprocess.run(
-            [sys.executable, "-m", "workbench.tools.mcp_server", "--http", str(slow_bounds.port)],
+            [sys.executable, "-m", "workbench.cli", "serve", "--http", str(slow_bounds.port)],
             capture_output=True, text=True, timeout=60)
         assert out.returncode == 2
         lines = out.stderr.strip().splitlines()

@@ -95,20 +95,28 @@ class TestStreamableHttp:
             assert conn.call_tool("oracle", {"seed": "noon"}) == oracle("noon")
             assert conn.server_name == "workbench"
 
-    def test_workbench_serve_takes_the_same_arguments(self):
+    def test_workbench_serve_parses_http_and_host(self):
         import argparse
 
-        from workbench.tools.mcp_server import register, serve
+        from workbench.cli import serve
 
         parser = argparse.ArgumentParser(prog="workbench")
-        register(parser.add_subparsers())
+        serve.register(parser.add_subparsers())
         args = parser.parse_args(["serve", "--http", "8765"])
-        assert (args.func, args.http, args.host) == (serve, 8765, "127.0.0.1")
+        assert (args.http, args.host) == (8765, "127.0.0.1")
 
     def test_help_names_both_transports(self):
-        out = subprocess.run([sys.executable, "-m", "workbench.tools.mcp_server", "--help"],
+        out = subprocess.run([sys.executable, "-m", "workbench.cli", "serve", "--help"],
                              capture_output=True, text=True, check=True).stdout
         assert "--http PORT" in out and "stdio" in out
+
+    def test_the_trusted_module_takes_no_arguments(self):
+        # `-m workbench.tools.mcp_server` with nothing after it is the one command trusted
+        # as our own server; any argument is refused in one line, pointing to `serve`.
+        out = subprocess.run([sys.executable, "-m", "workbench.tools.mcp_server", "--http",
+                              "8765"], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1
+        assert "workbench serve --http PORT" in out.stderr
 
 
 @pytest.mark.external

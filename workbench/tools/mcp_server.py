@@ -2,8 +2,9 @@
 
 This is the server side of the MCP transport. It serves :data:`BUILTIN_TOOLS` (the very
 functions the in-process registry runs) over stdio by default, or over Streamable HTTP at
-``http://127.0.0.1:PORT/mcp`` with ``--http PORT``. The tools keep their names,
-descriptions, input and output schemas and annotations exactly as the registry has them,
+``http://127.0.0.1:PORT/mcp`` (``workbench serve --http PORT``, :mod:`workbench.cli.serve`).
+The tools keep their names, descriptions, input and output schemas and annotations exactly
+as the registry has them,
 so a run over MCP records the same ledger as a run in-process.
 
 Over HTTP the server is held to the bounds of :mod:`workbench.tools.mcp_http_serve`, so
@@ -14,21 +15,20 @@ A tool's exception reaches the client as an ``isError`` result whose text is the
 exception's message, the same text the in-process registry records (``str(exc)``).
 
 Example:
-    Serve over stdio (what ``MCP_ORACLE=1`` starts), or over HTTP::
+    Serve over stdio (what ``MCP_ORACLE=1`` starts, the one command trusted as our own),
+    or over HTTP::
 
         python -m workbench.tools.mcp_server
-        python -m workbench.tools.mcp_server --http 8765
-        workbench serve --http 8765   # the same, once cli.EXTENSIONS lists this module
+        workbench serve --http 8765          # or: python -m workbench.cli serve --http 8765
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from workbench.tools.builtins import BUILTIN_TOOLS
@@ -36,7 +36,7 @@ from workbench.tools.builtins import BUILTIN_TOOLS
 if TYPE_CHECKING:  # the SDK costs over a second to import; only pay for it when serving
     from mcp.server import MCPServer
 
-__all__ = ["SERVER_NAME", "build_server", "main", "register", "serve"]
+__all__ = ["SERVER_NAME", "build_server", "serve_http", "serve_stdio"]
 
 #: The name the server reports in its handshake.
 SERVER_NAME = "workbench"
@@ -134,78 +134,46 @@ def _as_call_result(run: Callable[..., dict[str, Any]]) -> Callable[..., Any]:
     return call
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the built-in tools until the client goes away (stdio) or the process is stopped.
-
-    Args:
-        argv: Command-line arguments (``sys.argv[1:]`` when None).
-
-    Returns:
-        The process exit status.
-    """
-    parser = argparse.ArgumentParser(
-        prog="python -m workbench.tools.mcp_server",
-        description="Serve the workbench's built-in tools over MCP (stdio by default).",
-    )
-    _add_arguments(parser)
-    parser.set_defaults(func=serve)
-    from workbench.cli import run_parsed  # a bad bound is one line, as from `workbench serve`
-
-    return run_parsed(parser.parse_args(argv))
+def serve_stdio() -> None:
+    """Serve the built-in tools over stdio until the client goes away."""
+    server = build_server()
+    # One line on stderr per start: the client's per-connection log shows every spawn.
+    print(f"workbench mcp server pid {os.getpid()}: stdio, tools: {_names()}",
+          file=sys.stderr, flush=True)
+    server.run()
 
 
-def register(subparsers: Any) -> None:
-    """Add ``workbench serve [--http PORT]`` to the CLI (an entry of ``cli.EXTENSIONS``)."""
-    parser = subparsers.add_parser(
-        "serve", help="serve the built-in tools over MCP (stdio; --http PORT for HTTP)",
-        description="Serve the workbench's built-in tools over MCP (stdio by default).",
-    )
-    _add_arguments(parser)
-    parser.set_defaults(func=serve)
+def serve_http(port: int, host: str = "127.0.0.1") -> None:
+    """Serve the built-in tools over Streamable HTTP at ``http://HOST:PORT/mcp``.
 
-
-def serve(args: argparse.Namespace) -> int:
-    """Run the server for parsed arguments (``http`` and ``host``); blocks until it stops.
-
-    Over HTTP the bounds of :mod:`workbench.tools.mcp_http_serve` apply (header and body
-    times, request size, sessions, connections), read from ``WORKBENCH_HTTP_*`` first so a
-    bad value is refused before the SDK is loaded.
+    The bounds of :mod:`workbench.tools.mcp_http_serve` apply (header and body times,
+    request size, sessions, connections), read from ``WORKBENCH_HTTP_*`` first so a bad
+    value is refused before the SDK is loaded.
 
     Raises:
         ConfigError: a ``WORKBENCH_HTTP_*`` variable is not a number the bound can take.
     """
-    names = ", ".join(t["name"] for t in BUILTIN_TOOLS)
-    # One line on stderr per start: the client's per-connection log shows every spawn.
-    if args.http is None:
-        server = build_server()
-        print(f"workbench mcp server pid {os.getpid()}: stdio, tools: {names}",
-              file=sys.stderr, flush=True)
-        server.run()
-        return 0
-    from workbench.tools.mcp_http_serve import HttpBounds, serve_http
+    from workbench.tools import mcp_http_serve
 
-    bounds = HttpBounds.from_env()
+    bounds = mcp_http_serve.HttpBounds.from_env()
 
     def announce(url: str) -> None:
-        print(f"workbench mcp server pid {os.getpid()}: {url}, tools: {names}",
+        print(f"workbench mcp server pid {os.getpid()}: {url}, tools: {_names()}",
               file=sys.stderr, flush=True)
 
-    serve_http(build_server(), host=args.host, port=args.http, bounds=bounds, bound=announce)
-    return 0
+    mcp_http_serve.serve_http(build_server(), host=host, port=port, bounds=bounds,
+                              bound=announce)
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from workbench._args import host, port
-
-    parser.add_argument(
-        "--http", type=port, metavar="PORT",
-        help="serve Streamable HTTP on 127.0.0.1:PORT at /mcp instead of stdio (1-65535)",
-    )
-    parser.add_argument(
-        "--host", default="127.0.0.1", type=host,
-        help="interface for --http (default 127.0.0.1; anything else exposes the tools)",
-    )
+def _names() -> str:
+    return ", ".join(t["name"] for t in BUILTIN_TOOLS)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # The trusted built-in server is exactly this module with no arguments (see
+    # workbench.tools.mcp_env); every other way to serve goes through `workbench serve`.
+    if sys.argv[1:]:
+        print("error: python -m workbench.tools.mcp_server takes no arguments (it serves "
+              "stdio); for HTTP run `workbench serve --http PORT`", file=sys.stderr)
+        sys.exit(2)
+    serve_stdio()

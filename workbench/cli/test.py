@@ -24,7 +24,7 @@ __all__ = ["register", "write_junit"]
 
 
 def register(subparsers: Any) -> None:
-    """Add ``workbench test`` to the CLI (an entry of ``cli.EXTENSIONS``)."""
+    """Add ``workbench test`` to the CLI (an entry of ``cli.COMMANDS``)."""
     parser = subparsers.add_parser(
         "test", help="run every scenario that has an expect: block and check what it did")
     parser.add_argument("config", nargs="?", default="config",

@@ -1,6 +1,6 @@
-"""The ``workbench`` command line.
+"""``workbench run``, ``resume``, ``validate``, ``verify`` and ``scenarios``: a scenario's runs.
 
-Commands::
+::
 
     workbench run SCENARIO [--seed N] [--ticks N] [--config DIR] [--ledger PATH]
                            [--format table|jsonl|csv] [--model-url URL] [--model NAME]
@@ -9,15 +9,6 @@ Commands::
     workbench validate [DIR]
     workbench verify LEDGER [--hash FINAL_HASH]
     workbench scenarios [--config DIR]
-
-Other parts of the package add their commands through :data:`EXTENSIONS` (modules with a
-``register(subparsers)`` function), so each stays next to the code it drives.
-
-Bad input is one line on stderr, ``error: ...``, and exit code 2: flags are checked as they
-are parsed (:mod:`workbench._args`), files by their loaders (which raise
-:class:`~workbench.errors.ConfigError` naming the file, key and what is allowed), and here,
-at the edge, any :class:`~workbench.errors.WorkbenchError` or an OS error on a named path
-(a read-only or full file system) becomes that one line.
 """
 
 from __future__ import annotations
@@ -25,73 +16,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import importlib
 import math
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
-from workbench._args import OneLineParser, count
+from workbench.cli.args import count
+from workbench.cli.tables import print_table
 from workbench.errors import ConfigError, WorkbenchError
 
-__all__ = ["EXTENSIONS", "main", "run_parsed"]
-
-#: Modules that add sub-commands: each has ``register(subparsers)``.
-EXTENSIONS: list[str] = [
-    "workbench.tools.mcp_server",
-    "workbench.surface.commands",
-    "workbench.sweeps.commands",
-    "workbench.selection.commands",
-    "workbench.testing.commands",
-]
+__all__ = ["register"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 a check failed, 2 an error)."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    return run_parsed(args)
-
-
-def run_parsed(args: argparse.Namespace) -> int:
-    """Run a parsed command (``args.func``), turning its errors into one line and exit 2.
-
-    Shared by ``workbench`` and the standalone ``mcp-tool`` script.
-    """
-    try:
-        return int(args.func(args) or 0)
-    except BrokenPipeError:  # `workbench run ... | head`
-        return 0
-    except WorkbenchError as exc:
-        return _fail(str(exc))
-    except OSError as exc:
-        from workbench._files import STORAGE_ERRNOS, describe_os_error
-
-        if exc.filename is not None:  # a path the user named (or one derived from it)
-            return _fail(f"{exc.filename}: {describe_os_error(exc.filename, exc)}")
-        if exc.errno in STORAGE_ERRNOS:  # a write to an open file: the disk, not a bug
-            return _fail(f"cannot write: {describe_os_error(None, exc)}")
-        raise  # anything else is a bug: show it whole
-
-
-def _fail(message: str) -> int:
-    """Print ``message`` as one ``error:`` line (newlines in it folded) and return 2."""
-    print("error: " + " ".join(message.split()), file=sys.stderr)
-    return 2
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(
-        prog="workbench",
-        description="Design multi-agent scenarios and see exactly what agents may call, "
-                    "what they did call, and what an MCP server offers them.",
-    )
-    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-
+def register(sub: Any) -> None:
+    """Add ``run``, ``resume``, ``validate``, ``verify`` and ``scenarios``."""
     run = sub.add_parser("run", help="run a scenario and print its ledger")
     run.add_argument("scenario", help="scenario name (see `workbench scenarios`)")
     run.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
@@ -151,9 +90,6 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--config", default="config", help="config directory (default: config)")
     sc.set_defaults(func=_cmd_scenarios)
 
-    for module in EXTENSIONS:
-        importlib.import_module(module).register(sub)
-    return parser
 
 
 # -- run ----------------------------------------------------------------------------------
@@ -331,7 +267,7 @@ def _write_table(out: TextIO, events: Any) -> None:
     from workbench.contracts.events import summarize
 
     rows = [(str(e.seq), str(e.tick), e.actor, e.kind, summarize(e, 100)) for e in events]
-    _table(out, ("seq", "tick", "actor", "kind", "summary"), rows)
+    print_table(("seq", "tick", "actor", "kind", "summary"), rows, out)
 
 
 def _write_violations(out: TextIO, denied: list) -> None:
@@ -343,19 +279,7 @@ def _write_violations(out: TextIO, denied: list) -> None:
                  canonical_json(e.payload.get("params")), str(e.payload.get("reason"))
                  + (f": {e.payload['detail']}" if e.payload.get("detail") else ""))
                 for e in denied]
-        _table(out, ("seq", "tick", "agent", "tool", "params", "reason"), rows)
-
-
-def _table(out: TextIO, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    from workbench.textsafe import escape
-
-    # Cells carry what servers and models wrote: escaped, so none can forge or hide a row.
-    rows = [tuple(escape(cell) for cell in row) for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
-    print(line.format(*header).rstrip(), file=out)
-    for row in rows:
-        print(line.format(*row).rstrip(), file=out)
+        print_table(("seq", "tick", "agent", "tool", "params", "reason"), rows, out)
 
 
 def _write_csv(out: TextIO, events: Any) -> None:
@@ -419,9 +343,5 @@ def _cmd_scenarios(args: argparse.Namespace) -> int:
     tree = ConfigTree.load(args.config)
     rows = [(s.name, str(s.governor.max_ticks), ", ".join(s.cast), s.title)
             for s in sorted(tree.scenarios.values(), key=lambda s: s.name)]
-    _table(sys.stdout, ("scenario", "ticks", "cast", "title"), rows)
+    print_table(("scenario", "ticks", "cast", "title"), rows, sys.stdout)
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

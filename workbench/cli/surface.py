@@ -1,6 +1,6 @@
 """CLI commands for curating toolsets: ``mcp-tool``, ``surface ...`` and ``audit``.
 
-Registered through :data:`workbench.cli.EXTENSIONS`; imports stay inside the command
+Registered through :data:`workbench.cli.COMMANDS`; imports stay inside the command
 functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
 
     workbench mcp-tool --path DIR
@@ -32,8 +32,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench._args import OneLineParser, seconds, server_target
 from workbench._files import read_text, require_dir
+from workbench.cli.args import OneLineParser, seconds, server_target
+from workbench.cli.tables import print_table
 
 __all__ = ["mcp_tool_main", "register"]
 
@@ -146,19 +147,6 @@ def mcp_tool_main(argv: Sequence[str] | None = None) -> int:
 
 def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    from workbench.textsafe import escape
-
-    # Names and text come from untrusted servers: a CR, LF or ANSI code printed raw would
-    # rewrite the row it is in or forge another, so every cell is escaped.
-    rows = [tuple(escape(cell) for cell in row) for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    line = "  ".join(f"{{:{w}}}" for w in widths[:-1]) + "  {}"
-    print(line.format(*header).rstrip())
-    for row in rows:
-        print(line.format(*row).rstrip())
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -316,7 +304,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
                                          "detail": details[c.tool]}
                                         if c.tool in moved else {})} for c in changes])
     else:
-        _table(("tool", "status", "fields", "previous"),
+        print_table(("tool", "status", "fields", "previous"),
                [(distinguishable(c.tool), c.status, ", ".join(c.fields),
                  distinguishable(c.previous or "")) for c in changes])
         from workbench.textsafe import escape
@@ -371,7 +359,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
         rows.append((name, change.status, ", ".join(change.fields), "approved" + moved))
     if len(rows) > refused:
         save_pins(args.dir, list(pins.values()))
-    _table(("tool", "status", "fields", "outcome"), rows)
+    print_table(("tool", "status", "fields", "outcome"), rows)
     return 1 if refused else 0
 
 
@@ -402,7 +390,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         _print_json([f.to_dict() for f in findings])
     else:
-        _table(("severity", "server", "tool", "code", "field", "reason", "evidence"),
+        print_table(("severity", "server", "tool", "code", "field", "reason", "evidence"),
                [(f.severity, f.server, f.tool, f.code, f.field, f.reason, f.evidence)
                 for f in findings])
         tools = sum(len(t) for t in toolsets.values())
