@@ -1,7 +1,7 @@
 """Benchmark: what the workbench's MCP transport costs over the raw SDK, measured in one run.
 
 Run ``python bench/bench_mcp.py`` (``--quick`` for a smoke run). It measures, against the
-built-in server (``python -m workbench.tools.mcp_server``):
+built-in server (``python -m workbench.tools.mcp.server``):
 
 * per-call latency through ``ToolRegistry.call`` (grant check, schema validation, the
   thread bridge, error mapping) over one persistent stdio session, against the raw SDK
@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from workbench.tools.mcp_client import MCPConnection, MCPResolver, oracle_server_command
+from workbench.tools.mcp import MCPConnection, MCPResolver, oracle_server_command
 from workbench.tools.registry import ToolRegistry
 
 RESULTS = Path(__file__).resolve().parent / "results" / "mcp.json"

@@ -80,7 +80,7 @@ ROWS = [
     R("run-ledger-under-file", "run", "oracle-grove", "--ticks", "1", "--ledger",
       "{T}/file.txt/run.jsonl", says="{T}/file.txt"),
     R("run-mcp-servers-unbalanced", "run", "oracle-grove", "--ticks", "1",
-      env={"MCP_SERVERS": "python -m 'workbench.tools.mcp_server"}, says="MCP_SERVERS"),
+      env={"MCP_SERVERS": "python -m 'workbench.tools.mcp.server"}, says="MCP_SERVERS"),
     R("run-mcp-servers-empty-part", "run", "oracle-grove", "--ticks", "1",
       env={"MCP_SERVERS": "::"}, says="MCP_SERVERS"),
     R("run-mcp-timeout-not-number", "run", "oracle-grove", "--ticks", "1",

@@ -207,7 +207,7 @@ def tools_frame(source: Any) -> pd.DataFrame:
     True: hints, not guarantees), source (``in-process``, the transport label, ``surface``
     or ``code``). Sorted by name.
     """
-    from workbench.tools.mcp_wire import hints as spec_hints
+    from workbench.tools.mcp.wire import hints as spec_hints
 
     pd = _pandas()
     rows = []

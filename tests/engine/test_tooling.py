@@ -62,4 +62,4 @@ class TestEnvGate:
         in_process = Conductor.from_config(repo_root / "config", "oracle-grove",
                                            registry=register_builtins(ToolRegistry())).run(6)
         assert over_mcp.final_hash == in_process.final_hash
-        assert not children_running("workbench.tools.mcp_server")
+        assert not children_running("workbench.tools.mcp.server")

@@ -36,7 +36,7 @@ def make_surface(tmp_path):
 
 
 def _connection(argv, name, **kwargs):
-    from workbench.tools.mcp_client import MCPConnection
+    from workbench.tools.mcp import MCPConnection
 
     return MCPConnection(argv, name=name, **kwargs)
 

@@ -17,7 +17,7 @@ from workbench.surface.demo_server import ATTACKS, RUG_PULL_DESCRIPTION, RUG_PUL
 from workbench.surface.importer import import_surface
 from workbench.surface.overlay import CuratedResolver, PinDrift
 from workbench.surface.pins import compare
-from workbench.tools.mcp_client import MCPConnection, MCPResolver
+from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
 

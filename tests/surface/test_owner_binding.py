@@ -21,7 +21,7 @@ from workbench.errors import ToolDenied
 from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 from workbench.surface.importer import import_surface
 from workbench.surface.overlay import CuratedResolver
-from workbench.tools.mcp_client import MCPConnection, MCPResolver
+from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
 SEND = {"name": "send_email", "description": "Send an email.",

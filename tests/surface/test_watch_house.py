@@ -14,7 +14,7 @@ from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 from workbench.surface.edits import apply
 from workbench.surface.importer import import_surface
 from workbench.surface.overlay import CuratedResolver
-from workbench.tools.mcp_client import MCPResolver
+from workbench.tools.mcp import MCPResolver
 from workbench.tools.registry import ToolRegistry
 
 CURATED = "Read the clock: the current date and time in one IANA timezone."

@@ -79,9 +79,9 @@ class _SharedServers:
         if self.registry is None:
             from workbench.tools.builtins import default_tool_registry
 
-            before = server_children("workbench.tools.mcp_server")
+            before = server_children("workbench.tools.mcp.server")
             self.registry = default_tool_registry({"MCP_ORACLE": "1"})
-            self.registry_pids = server_children("workbench.tools.mcp_server") - before
+            self.registry_pids = server_children("workbench.tools.mcp.server") - before
             SESSION_SERVERS.update(self.registry_pids)
         return self.registry
 

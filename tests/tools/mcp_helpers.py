@@ -17,7 +17,7 @@ NODE_MODULES = REPO / "external" / "node_modules"
 EVERYTHING = NODE_MODULES / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 INSPECTOR = NODE_MODULES / ".bin" / "mcp-inspector"
 #: Command-line fragments of every server these tests start.
-SERVER_MARKERS = ("workbench.tools.mcp_server", "flaky_server.py", "mcp_server_time",
+SERVER_MARKERS = ("workbench.tools.mcp.server", "flaky_server.py", "mcp_server_time",
                   "server-everything", "hostile_server.py")
 
 
@@ -87,7 +87,7 @@ def server_children(marker: str, parent: int | None = None) -> set[int]:
 
 def stdio_oracle_servers() -> set[int]:
     """Live children running the built-in server over stdio (not the ``--http`` one)."""
-    return {pid for pid in server_children("workbench.tools.mcp_server")
+    return {pid for pid in server_children("workbench.tools.mcp.server")
             if "--http" not in _cmdline(pid)}
 
 

@@ -26,7 +26,7 @@ from mcp_helpers import HOSTILE
 
 from workbench.engine.conductor import Conductor
 from workbench.errors import ToolCallError
-from workbench.tools.mcp_client import MCPConnection, MCPResolver
+from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
 SECRET = "SECRET-TOKEN-4242"

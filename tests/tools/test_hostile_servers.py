@@ -27,7 +27,7 @@ from mcp_helpers import HOSTILE, REPO, free_port, wait_for_port, wait_gone
 
 from workbench.contracts.scenario import ServerSpec
 from workbench.errors import ToolCallError, ToolDenied
-from workbench.tools.mcp_client import MCPConnection, MCPResolver, resolver_for_servers
+from workbench.tools.mcp import MCPConnection, MCPResolver, resolver_for_servers
 from workbench.tools.registry import ToolRegistry
 
 TRANSPORTS = ["stdio", "http"]
@@ -293,7 +293,7 @@ class TestQuietAndTidy:
                                                                                  _):
             code = textwrap.dedent("""
                 import gc, json, sys, time
-                from workbench.tools.mcp_client import MCPConnection
+                from workbench.tools.mcp import MCPConnection
                 from workbench.errors import ToolCallError
                 target, env, logs = json.loads(sys.argv[1])
                 conn = MCPConnection(target, connect_timeout=0.3, env=env or None,
@@ -324,7 +324,7 @@ class TestProcessLifetime:
                                                                                 tmp_path):
         code = _script("""
             import sys, time
-            from workbench.tools.mcp_client import MCPConnection
+            from workbench.tools.mcp import MCPConnection
             conn = MCPConnection([sys.executable, {hostile!r}, "--mode", "immortal"],
                                  log_dir=sys.argv[1])
             print(conn.call_tool("whoami")["pid"], flush=True)

@@ -19,7 +19,7 @@ from mcp_helpers import FLAKY, alive, flaky_requests, free_port, wait_for_port, 
 from workbench.contracts.scenario import ServerSpec
 from workbench.errors import CapabilityViolation, ToolCallError, ToolNotFound, WorkbenchError
 from workbench.tools.builtins import default_tool_registry, oracle
-from workbench.tools.mcp_client import (
+from workbench.tools.mcp import (
     MCPConnection,
     MCPResolver,
     resolver_for_servers,
@@ -331,7 +331,7 @@ class TestEnvGate:
         assert registry.resolver is None and registry.local_names() == ["oracle"]
 
     def test_importing_the_package_and_the_client_module_does_not_import_mcp(self):
-        code = ("import sys, workbench, workbench.tools.mcp_client, workbench.tools.mcp_server;"
+        code = ("import sys, workbench, workbench.tools.mcp, workbench.tools.mcp.server;"
                 "print('mcp' in sys.modules)")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True)
@@ -350,7 +350,7 @@ class TestEnvGate:
 
     def test_configuration_mistakes_are_config_errors_that_say_what_to_do(self):
         from workbench.errors import ConfigError
-        from workbench.tools.mcp_client import mcp_resolver_from_env
+        from workbench.tools.mcp import mcp_resolver_from_env
 
         with pytest.raises(ConfigError, match="WORKBENCH_MCP_TIMEOUT: 'soon' is not a number"):
             mcp_resolver_from_env({"MCP_ORACLE": "1", "WORKBENCH_MCP_TIMEOUT": "soon"})

@@ -1,4 +1,4 @@
-"""The env gate (workbench/tools/mcp_env.py): the built-in server is trusted whichever gate
+"""The env gate (workbench/tools/mcp/env.py): the built-in server is trusted whichever gate
 starts it, a missing SDK is reported at once, and a trusted idempotent call is retried."""
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from workbench.engine.conductor import Conductor
 from workbench.engine.telemetry import read_calls_log
 from workbench.errors import ToolCallError
 from workbench.tools.builtins import register_builtins
-from workbench.tools.mcp_client import MCPConnection, MCPResolver
-from workbench.tools.mcp_env import is_builtin_server
-from workbench.tools.mcp_wire import HINT_DEFAULTS, hints
+from workbench.tools.mcp import MCPConnection, MCPResolver
+from workbench.tools.mcp.env import is_builtin_server
+from workbench.tools.mcp.wire import HINT_DEFAULTS, hints
 from workbench.tools.registry import ToolRegistry
 
 # Runs the CLI with every `mcp` import failing, as if the extra were not installed.
@@ -44,7 +44,7 @@ class TestWithoutTheSDK:
     @pytest.mark.parametrize("args, env", [
         (["run", "oracle-grove", "--ticks", "1"], {"MCP_ORACLE": "1"}),
         (["run", "oracle-grove", "--ticks", "1"],
-         {"MCP_SERVERS": "python -m workbench.tools.mcp_server"}),
+         {"MCP_SERVERS": "python -m workbench.tools.mcp.server"}),
         (["serve"], {}),
     ], ids=["MCP_ORACLE", "MCP_SERVERS", "serve"])
     def test_fails_at_once_with_the_install_hint(self, args, env, tmp_path):
@@ -64,15 +64,15 @@ class TestWithoutTheSDK:
 
 class TestTrust:
     def test_only_this_interpreter_running_our_server_counts_as_ours(self):
-        assert is_builtin_server(MCPConnection("python -m workbench.tools.mcp_server"))
+        assert is_builtin_server(MCPConnection("python -m workbench.tools.mcp.server"))
         assert not is_builtin_server(MCPConnection("python -m mcp_server_time"))
         assert not is_builtin_server(MCPConnection("/usr/bin/env python3 -m "
-                                                   "workbench.tools.mcp_server"))
+                                                   "workbench.tools.mcp.server"))
         assert not is_builtin_server(MCPConnection("http://127.0.0.1:1/mcp"))
 
     def test_mcp_servers_naming_the_built_in_server_gives_the_in_process_ledger(
             self, repo_root, monkeypatch, tmp_path):
-        monkeypatch.setenv("MCP_SERVERS", "python -m workbench.tools.mcp_server")
+        monkeypatch.setenv("MCP_SERVERS", "python -m workbench.tools.mcp.server")
         monkeypatch.delenv("MCP_ORACLE", raising=False)
         over_mcp = Conductor.from_config(repo_root / "config", "oracle-grove",
                                          ledger_path=tmp_path / "run.jsonl").run(ticks=6)
@@ -82,7 +82,7 @@ class TestTrust:
         assert over_mcp.final_hash == in_process.final_hash
         # The calls log names the server that served each call.
         served = {r["transport"] for r in read_calls_log(tmp_path / "run.calls.jsonl").values()}
-        assert served == {"stdio:workbench.tools.mcp_server"}
+        assert served == {"stdio:workbench.tools.mcp.server"}
 
 
 def _venv_sibling() -> Path | None:
@@ -112,7 +112,7 @@ def _evil_python(directory: Path, name: str, mark: Path) -> Path:
     return script
 
 
-BUILTIN = "-m workbench.tools.mcp_server"
+BUILTIN = "-m workbench.tools.mcp.server"
 
 
 class TestTrustByInterpreter:
@@ -125,7 +125,7 @@ class TestTrustByInterpreter:
         assert is_builtin_server(MCPConnection(f"{sibling} {BUILTIN}"))
         assert is_builtin_server(MCPConnection(f"{sys.executable} {BUILTIN}"))
         assert is_builtin_server(MCPConnection([str(sibling), "-m",
-                                                "workbench.tools.mcp_server"]))
+                                                "workbench.tools.mcp.server"]))
 
     def test_bare_python_and_python3_are_ours(self):
         assert is_builtin_server(MCPConnection(f"python {BUILTIN}"))
@@ -196,19 +196,19 @@ class TestTrustByInterpreter:
         assert not is_builtin_server(MCPConnection(f"{other / 'bin' / 'python'} {BUILTIN}"))
 
     @pytest.mark.parametrize("command", [
-        'sh -c "python -m workbench.tools.mcp_server"',
-        "/usr/bin/env python3 -m workbench.tools.mcp_server",
-        "PYTHONPATH=/tmp/evil python -m workbench.tools.mcp_server",
-        "python -c 'import runpy; runpy.run_module(\"workbench.tools.mcp_server\")'",
-        "python -c pass -m workbench.tools.mcp_server",
-        "python -m workbench.tools.mcp_server_evil",
-        "python -m workbench.tools.mcp_server --evil",
-        "python -mworkbench.tools.mcp_server",
-        "python -I -m workbench.tools.mcp_server",
-        "python workbench/tools/mcp_server.py",
+        'sh -c "python -m workbench.tools.mcp.server"',
+        "/usr/bin/env python3 -m workbench.tools.mcp.server",
+        "PYTHONPATH=/tmp/evil python -m workbench.tools.mcp.server",
+        "python -c 'import runpy; runpy.run_module(\"workbench.tools.mcp.server\")'",
+        "python -c pass -m workbench.tools.mcp.server",
+        "python -m workbench.tools.mcp.server_evil",
+        "python -m workbench.tools.mcp.server --evil",
+        "python -mworkbench.tools.mcp.server",
+        "python -I -m workbench.tools.mcp.server",
+        "python workbench/tools/mcp/server.py",
         "python -m mcp_server_time",
         "http://127.0.0.1:1/mcp",
-        "https://localhost/mcp?cmd=python+-m+workbench.tools.mcp_server",
+        "https://localhost/mcp?cmd=python+-m+workbench.tools.mcp.server",
     ])
     def test_hostile_spellings_are_not_ours(self, command):
         assert not is_builtin_server(MCPConnection(command))

@@ -13,7 +13,7 @@ from mcp_helpers import EVERYTHING
 
 from workbench.contracts.config import ConfigTree
 from workbench.engine.conductor import Conductor
-from workbench.tools.mcp_client import resolver_for_servers
+from workbench.tools.mcp import resolver_for_servers
 from workbench.tools.registry import ToolRegistry
 
 pytestmark = pytest.mark.external

@@ -27,8 +27,8 @@ import pytest
 from mcp_helpers import free_port, wait_for_port
 
 from workbench.tools.builtins import oracle
-from workbench.tools.mcp_client import MCPConnection
-from workbench.tools.mcp_http_serve import MAX_SESSIONS
+from workbench.tools.mcp import MCPConnection
+from workbench.tools.mcp.http_server import MAX_SESSIONS
 
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"

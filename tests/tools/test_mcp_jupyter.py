@@ -69,7 +69,7 @@ class TestInAKernel:
                                                                          flaky_log):
         setup = f"""
 import asyncio, json, sys
-from workbench.tools.mcp_client import MCPConnection
+from workbench.tools.mcp import MCPConnection
 conn = MCPConnection([sys.executable, {str(FLAKY)!r}], name="flaky",
                      env={{"FLAKY_LOG": {str(flaky_log)!r}}})
 loop_running = asyncio.get_event_loop().is_running()

@@ -13,8 +13,8 @@ from mcp_helpers import INSPECTOR
 
 from workbench.errors import ToolCallError
 from workbench.tools.builtins import BUILTIN_TOOLS, oracle, register_builtins
-from workbench.tools.mcp_client import MCPConnection
-from workbench.tools.mcp_server import build_server
+from workbench.tools.mcp import MCPConnection
+from workbench.tools.mcp.server import build_server
 from workbench.tools.registry import ToolRegistry
 
 
@@ -111,9 +111,9 @@ class TestStreamableHttp:
         assert "--http PORT" in out and "stdio" in out
 
     def test_the_trusted_module_takes_no_arguments(self):
-        # `-m workbench.tools.mcp_server` with nothing after it is the one command trusted
+        # `-m workbench.tools.mcp.server` with nothing after it is the one command trusted
         # as our own server; any argument is refused in one line, pointing to `serve`.
-        out = subprocess.run([sys.executable, "-m", "workbench.tools.mcp_server", "--http",
+        out = subprocess.run([sys.executable, "-m", "workbench.tools.mcp.server", "--http",
                               "8765"], capture_output=True, text=True, timeout=60)
         assert out.returncode == 2 and out.stderr.count("\n") == 1
         assert "workbench serve --http PORT" in out.stderr
@@ -134,7 +134,7 @@ class TestMCPInspector:
         return json.loads(out.stdout)
 
     def test_lists_our_tools_over_stdio(self, node):
-        listing = self.inspector(sys.executable, "-m", "workbench.tools.mcp_server",
+        listing = self.inspector(sys.executable, "-m", "workbench.tools.mcp.server",
                                  "--method", "tools/list")
         assert listing["tools"] == in_process_wire()
 

@@ -1,11 +1,11 @@
-"""Pure translations of the MCP wire (workbench/tools/mcp_wire.py): no server needed."""
+"""Pure translations of the MCP wire (workbench/tools/mcp/wire.py): no server needed."""
 
 from __future__ import annotations
 
 import pytest
 
 from workbench.errors import ToolCallError
-from workbench.tools.mcp_wire import classify, describe, guarded_spec
+from workbench.tools.mcp.wire import classify, describe, guarded_spec
 
 
 class TestMessages:

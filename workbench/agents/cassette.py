@@ -53,7 +53,7 @@ from typing import IO, Any
 from workbench.agents.replies import REPLY_DEPTH, depth, kind_of
 from workbench.contracts.canonical import canonical_bytes
 from workbench.errors import MODEL_ERROR_KINDS, CassetteMiss, ConfigError
-from workbench.tools.mcp_settings import env_number
+from workbench.tools.mcp.settings import env_number
 
 try:  # advisory locks; absent on Windows, where a second recorder is not detected
     import fcntl

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import ModelError
-from workbench.tools.mcp_settings import env_number
+from workbench.tools.mcp.settings import env_number
 
 __all__ = ["REPLY_BYTES", "REPLY_BYTES_ENV", "Budget", "bounded", "bounded_http_client",
            "reply_bytes"]

@@ -169,7 +169,7 @@ def _check_env_servers(env: Mapping[str, str] | None = None) -> None:
     env = os.environ if env is None else env
     raw = env.get("MCP_SERVERS", "")
     if raw.strip():
-        from workbench.tools.mcp_client import split_servers
+        from workbench.tools.mcp import split_servers
 
         parts = split_servers(raw)
         if not parts:

@@ -1,8 +1,8 @@
 """``workbench serve [--http PORT] [--host HOST]``: the built-in tools as an MCP server.
 
-Stdio by default (what ``MCP_ORACLE=1`` starts as ``python -m workbench.tools.mcp_server``),
+Stdio by default (what ``MCP_ORACLE=1`` starts as ``python -m workbench.tools.mcp.server``),
 Streamable HTTP at ``http://127.0.0.1:PORT/mcp`` with ``--http PORT``, held to the bounds
-of :mod:`workbench.tools.mcp_http_serve`.
+of :mod:`workbench.tools.mcp.http_server`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from workbench.tools import mcp_server
+    from workbench.tools.mcp import server as mcp_server
 
     if args.http is None:
         mcp_server.serve_stdio()

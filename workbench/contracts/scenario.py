@@ -42,7 +42,7 @@ def split_command(command: str) -> list[str]:
                          f"balance its quotes, e.g. \"python -m 'my server'\"") from None
     if not argv:
         raise ValueError("the command line is empty; give one such as "
-                         "'python -m workbench.tools.mcp_server'")
+                         "'python -m workbench.tools.mcp.server'")
     return argv
 
 

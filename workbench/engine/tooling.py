@@ -54,7 +54,7 @@ def scenario_registry(root: str | Path, scenario: ScenarioConfig, *,
             guard_registry(registry, approver)
         return registry
 
-    from workbench.tools.mcp_env import resolver_for_servers
+    from workbench.tools.mcp.env import resolver_for_servers
 
     # Commands like `node external/...` are relative to the project directory, the parent
     # of the config directory, wherever the run was started from (a notebook, say).
@@ -127,6 +127,6 @@ def may_retry(registry: ToolRegistry, error: Any, failed: Any, replay: Any = ())
         trusted = bool(getattr(connection_for(tool), "trusted", False))
     except WorkbenchError:
         return False
-    from workbench.tools.mcp_wire import hints
+    from workbench.tools.mcp.wire import hints
 
     return trusted and hints(spec.annotations)["idempotentHint"]

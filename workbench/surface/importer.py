@@ -1,7 +1,7 @@
 """Import: snapshot a live MCP server's ``tools/list`` into a surface directory, pinned.
 
 ``import_surface(target, out)`` starts the server (a stdio command line or an http(s)
-URL) through :class:`~workbench.tools.mcp_connection.MCPConnection`, reads its tools and
+URL) through :class:`~workbench.tools.mcp.connection.MCPConnection`, reads its tools and
 writes ``tools.json`` (the server's own text, ready to curate), ``pins.json`` (a
 fingerprint and the wire form of every tool) and, if there is none, a ``policy.json``
 with capability ``mcp-tool``. The session is short-lived on purpose: an import is a
@@ -46,7 +46,7 @@ def fetch_tools(target: Any, *, name: str | None = None, settle: float = 0.0,
 
     Args:
         target: A stdio command line (string or argv), an http(s) URL, or an open
-            :class:`~workbench.tools.mcp_connection.MCPConnection` (read, not closed).
+            :class:`~workbench.tools.mcp.connection.MCPConnection` (read, not closed).
         name: The server's name for pins and findings (derived from the target if None).
         settle: Seconds to wait after connecting for ``tools/list_changed``.
         timeout: Seconds to wait for the server's answers.
@@ -62,7 +62,7 @@ def fetch_tools(target: Any, *, name: str | None = None, settle: float = 0.0,
         if settle > 0:
             time.sleep(settle)
         return name or str(live.name), live.list_tools()
-    from workbench.tools.mcp_connection import MCPConnection
+    from workbench.tools.mcp.connection import MCPConnection
 
     conn = MCPConnection(target, name=name, timeout=timeout, connect_timeout=max(timeout, 30.0))
     try:

@@ -1,7 +1,7 @@
 """The overlay: a curated surface in front of a resolver, with pins enforced.
 
 :class:`CuratedResolver` implements :class:`~workbench.tools.registry.ToolResolver` over
-another resolver (usually :class:`~workbench.tools.mcp_resolver.MCPResolver`):
+another resolver (usually :class:`~workbench.tools.mcp.resolver.MCPResolver`):
 
 * agents see the curated title, description, parameter descriptions and examples (through
   ``ToolRegistry.describe``, so the ``AVAILABLE TOOLS`` block shows them);

@@ -68,7 +68,7 @@ def connect_timeout(env: Mapping[str, str] | None = None) -> float:
     Raises:
         ConfigError: the variable is set but not a finite number above 0.
     """
-    from workbench.tools.mcp_settings import env_number
+    from workbench.tools.mcp.settings import env_number
 
     return env_number(os.environ if env is None else env, TIMEOUT_ENV, CONNECT_TIMEOUT)
 

@@ -1,6 +1,6 @@
 """The built-in tools and the default registry, with the MCP environment gate.
 
-The same functions back the in-process registry and ``python -m workbench.tools.mcp_server``,
+The same functions back the in-process registry and ``python -m workbench.tools.mcp.server``,
 so a result over MCP is byte-identical to the in-process one.
 
 Environment gate (read by :func:`default_tool_registry`):
@@ -105,7 +105,7 @@ def default_tool_registry(env: Mapping[str, str] | None = None) -> ToolRegistry:
     env = os.environ if env is None else env
     registry = ToolRegistry()
     if env.get("MCP_SERVERS", "").strip() or env.get("MCP_ORACLE", "") == "1":
-        from workbench.tools.mcp_env import mcp_resolver_from_env
+        from workbench.tools.mcp.env import mcp_resolver_from_env
 
         registry.attach(mcp_resolver_from_env(env))
         return registry

@@ -142,7 +142,7 @@ class Session:
 
         resolver = self._server_resolvers.get(scenario.name)
         if resolver is None:
-            from workbench.tools.mcp_env import resolver_for_servers
+            from workbench.tools.mcp.env import resolver_for_servers
 
             # Commands like `node external/...` are relative to the project directory,
             # the parent of the config directory, not to the notebook's directory.

@@ -5,7 +5,7 @@
   ``MCP_SERVERS`` is set;
 * a scenario's ``servers:`` (:func:`resolver_for_servers`).
 
-Each gives a connected :class:`~workbench.tools.mcp_resolver.MCPResolver`.
+Each gives a connected :class:`~workbench.tools.mcp.resolver.MCPResolver`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError
-from workbench.tools.mcp_connection import MCPConnection
-from workbench.tools.mcp_loop import require_mcp
-from workbench.tools.mcp_resolver import MCPResolver
-from workbench.tools.mcp_settings import DEFAULT_TIMEOUT, env_number
+from workbench.tools.mcp.connection import MCPConnection
+from workbench.tools.mcp.loop import require_mcp
+from workbench.tools.mcp.resolver import MCPResolver
+from workbench.tools.mcp.settings import DEFAULT_TIMEOUT, env_number
 
 __all__ = [
     "BUILTIN_MODULE",
@@ -35,8 +35,8 @@ __all__ = [
 ]
 
 
-#: The module the built-in server runs as: ``python -m workbench.tools.mcp_server``.
-BUILTIN_MODULE = "workbench.tools.mcp_server"
+#: The module the built-in server runs as: ``python -m workbench.tools.mcp.server``.
+BUILTIN_MODULE = "workbench.tools.mcp.server"
 
 
 def oracle_server_command() -> list[str]:
@@ -61,7 +61,7 @@ def is_builtin_server(conn: MCPConnection) -> bool:
     This is the one place the built-in server's trust is decided (DESIGN.md section 10).
     The command's text never decides it; what it would run does (:func:`not_builtin_why`):
 
-    * the argv is exactly ``<python> -m workbench.tools.mcp_server``: no other argument
+    * the argv is exactly ``<python> -m workbench.tools.mcp.server``: no other argument
       (``-c``, ``-I``, a script, an extra option, another module) is accepted;
     * ``<python>``, resolved as the server's exec would (against its working directory,
       or on its ``PATH``), then through every symlink, is the file ``sys.executable``

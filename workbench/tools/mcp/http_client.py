@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from workbench.tools.mcp_stdio import TOO_LARGE_MARK
+from workbench.tools.mcp.stdio import TOO_LARGE_MARK
 
 __all__ = ["http_transport"]
 

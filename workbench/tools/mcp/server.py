@@ -1,4 +1,4 @@
-"""The built-in tools as an MCP server: ``python -m workbench.tools.mcp_server``.
+"""The built-in tools as an MCP server: ``python -m workbench.tools.mcp.server``.
 
 This is the server side of the MCP transport. It serves :data:`BUILTIN_TOOLS` (the very
 functions the in-process registry runs) over stdio by default, or over Streamable HTTP at
@@ -7,7 +7,7 @@ The tools keep their names, descriptions, input and output schemas and annotatio
 as the registry has them,
 so a run over MCP records the same ledger as a run in-process.
 
-Over HTTP the server is held to the bounds of :mod:`workbench.tools.mcp_http_serve`, so
+Over HTTP the server is held to the bounds of :mod:`workbench.tools.mcp.http_server`, so
 slow and greedy clients (a header or body trickled a byte at a time, bodies over the cap,
 sessions or connections by the thousand) cannot keep other clients waiting.
 
@@ -18,7 +18,7 @@ Example:
     Serve over stdio (what ``MCP_ORACLE=1`` starts, the one command trusted as our own),
     or over HTTP::
 
-        python -m workbench.tools.mcp_server
+        python -m workbench.tools.mcp.server
         workbench serve --http 8765          # or: python -m workbench.cli serve --http 8765
 """
 
@@ -65,7 +65,7 @@ def build_server(
     Returns:
         The server, not yet running.
     """
-    from workbench.tools.mcp_loop import require_mcp
+    from workbench.tools.mcp.loop import require_mcp
 
     require_mcp()  # at once, with the install hint, before the SDK's ImportError
     from mcp.server import MCPServer
@@ -146,14 +146,14 @@ def serve_stdio() -> None:
 def serve_http(port: int, host: str = "127.0.0.1") -> None:
     """Serve the built-in tools over Streamable HTTP at ``http://HOST:PORT/mcp``.
 
-    The bounds of :mod:`workbench.tools.mcp_http_serve` apply (header and body times,
+    The bounds of :mod:`workbench.tools.mcp.http_server` apply (header and body times,
     request size, sessions, connections), read from ``WORKBENCH_HTTP_*`` first so a bad
     value is refused before the SDK is loaded.
 
     Raises:
         ConfigError: a ``WORKBENCH_HTTP_*`` variable is not a number the bound can take.
     """
-    from workbench.tools import mcp_http_serve
+    from workbench.tools.mcp import http_server as mcp_http_serve
 
     bounds = mcp_http_serve.HttpBounds.from_env()
 
@@ -171,9 +171,9 @@ def _names() -> str:
 
 if __name__ == "__main__":
     # The trusted built-in server is exactly this module with no arguments (see
-    # workbench.tools.mcp_env); every other way to serve goes through `workbench serve`.
+    # workbench.tools.mcp.env); every other way to serve goes through `workbench serve`.
     if sys.argv[1:]:
-        print("error: python -m workbench.tools.mcp_server takes no arguments (it serves "
+        print("error: python -m workbench.tools.mcp.server takes no arguments (it serves "
               "stdio); for HTTP run `workbench serve --http PORT`", file=sys.stderr)
         sys.exit(2)
     serve_stdio()

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from workbench.tools.mcp_wire import AmbiguousTool, guarded_spec
+from workbench.tools.mcp.wire import AmbiguousTool, guarded_spec
 from workbench.tools.registry import ToolSpec
 
 __all__ = ["ToolListing", "announces_list_changes"]

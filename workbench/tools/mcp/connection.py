@@ -2,7 +2,7 @@
 
 :class:`MCPConnection` holds **one** session to one MCP server (a stdio subprocess or a
 Streamable HTTP URL) for its whole life. The session belongs to a background thread that
-runs its own event loop (:mod:`workbench.tools.mcp_loop`); a single owner coroutine enters
+runs its own event loop (:mod:`workbench.tools.mcp.loop`); a single owner coroutine enters
 the SDK's ``Client`` and exits it (anyio cancel scopes must be entered and left by the same
 task). Synchronous calls hop onto that loop with ``run_coroutine_threadsafe``, so they work
 from plain scripts and from inside a running event loop such as a Jupyter cell;
@@ -10,17 +10,17 @@ from plain scripts and from inside a running event loop such as a Jupyter cell;
 cost ~1.6 s instead of ~3 ms.
 
 Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records
-(:func:`~workbench.tools.mcp_wire.classify`): ``tool_error`` (``isError``, or a reply past
+(:func:`~workbench.tools.mcp.wire.classify`): ``tool_error`` (``isError``, or a reply past
 the size cap), ``protocol_error`` (a JSON-RPC error, a reply that cannot be read),
 ``transport_error`` (the server is gone; the next call reconnects), ``timeout``. Stdio
-servers run through :mod:`~workbench.tools.mcp_stdio`, HTTP through
-:mod:`~workbench.tools.mcp_http`; re-listings are kept by
-:class:`~workbench.tools.mcp_listing.ToolListing`; each connection logs to one capped file
-(:mod:`~workbench.tools.mcp_log`). ``import mcp`` costs over a second: only on connect.
+servers run through :mod:`~workbench.tools.mcp.stdio`, HTTP through
+:mod:`~workbench.tools.mcp.http_client`; re-listings are kept by
+:class:`~workbench.tools.mcp.listing.ToolListing`; each connection logs to one capped file
+(:mod:`~workbench.tools.mcp.log`). ``import mcp`` costs over a second: only on connect.
 
 Example:
-    >>> from workbench.tools.mcp_connection import MCPConnection
-    >>> with MCPConnection("python -m workbench.tools.mcp_server") as conn:  # doctest: +SKIP
+    >>> from workbench.tools.mcp.connection import MCPConnection
+    >>> with MCPConnection("python -m workbench.tools.mcp.server") as conn:  # doctest: +SKIP
     ...     conn.call_tool("oracle", {"seed": "dawn"})
     {'omen': '...', 'index': ...}
 """
@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError, ToolCallError, WorkbenchError
-from workbench.tools.mcp_listing import ToolListing, announces_list_changes
-from workbench.tools.mcp_log import ConnectionLog, route_sdk_logs
-from workbench.tools.mcp_loop import require_mcp, run_loop, track, untrack, warm_imports
-from workbench.tools.mcp_settings import (
+from workbench.tools.mcp.listing import ToolListing, announces_list_changes
+from workbench.tools.mcp.log import ConnectionLog, route_sdk_logs
+from workbench.tools.mcp.loop import require_mcp, run_loop, track, untrack, warm_imports
+from workbench.tools.mcp.settings import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_RESULT,
     DEFAULT_TIMEOUT,
@@ -51,7 +51,7 @@ from workbench.tools.mcp_settings import (
     env_number,
     log_max,
 )
-from workbench.tools.mcp_wire import block_dict, classify, derive_name, describe, error_text
+from workbench.tools.mcp.wire import block_dict, classify, derive_name, describe, error_text
 from workbench.tools.registry import ToolSpec
 
 __all__ = ["MCPConnection"]
@@ -88,7 +88,7 @@ class MCPConnection:
             here).
 
     Example:
-        >>> conn = MCPConnection(["python", "-m", "workbench.tools.mcp_server"])  # doctest: +SKIP
+        >>> conn = MCPConnection(["python", "-m", "workbench.tools.mcp.server"])  # doctest: +SKIP
         >>> conn.tool_names()  # doctest: +SKIP
         ['oracle']
         >>> conn.close()  # doctest: +SKIP
@@ -116,7 +116,7 @@ class MCPConnection:
             if not argv:
                 raise ConfigError(
                     "MCP server", "command", "it is empty; give a command line such as "
-                    "'python -m workbench.tools.mcp_server' or an http(s) URL",
+                    "'python -m workbench.tools.mcp.server' or an http(s) URL",
                 )
             if argv[0] in ("python", "python3"):
                 # A bare "python" in MCP_SERVERS or a scenario means the Python running the
@@ -460,8 +460,8 @@ class MCPConnection:
     def _open_client(self, stop: asyncio.Event) -> Any:
         from mcp import Client
 
-        from workbench.tools.mcp_http import http_transport
-        from workbench.tools.mcp_stdio import stdio_transport
+        from workbench.tools.mcp.http_client import http_transport
+        from workbench.tools.mcp.stdio import stdio_transport
 
         options: dict[str, Any] = {
             # The session's default bounds the handshake too (discover, initialize, the first

@@ -1,7 +1,7 @@
 """Several MCP connections behind one tool registry, and who owns a shared tool name.
 
 :class:`MCPResolver` implements :class:`~workbench.tools.registry.ToolResolver` over one
-or more :class:`~workbench.tools.mcp_connection.MCPConnection`: the registry asks it for
+or more :class:`~workbench.tools.mcp.connection.MCPConnection`: the registry asks it for
 tool names, specs and calls after the capability check has passed. When two servers offer
 the same tool name the first connection owns it and the collision is reported.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.errors import ToolNotFound
-from workbench.tools.mcp_connection import MCPConnection
+from workbench.tools.mcp.connection import MCPConnection
 from workbench.tools.registry import ToolSpec
 
 __all__ = ["MCPResolver"]
@@ -30,7 +30,7 @@ class MCPResolver:
 
     Example:
         >>> from workbench.tools.registry import ToolRegistry
-        >>> resolver = MCPResolver([MCPConnection("python -m workbench.tools.mcp_server")])
+        >>> resolver = MCPResolver([MCPConnection("python -m workbench.tools.mcp.server")])
         >>> registry = ToolRegistry()  # doctest: +SKIP
         >>> registry.attach(resolver.connect())  # doctest: +SKIP
     """

@@ -34,7 +34,7 @@ variable                            default     what it bounds
 Example:
     Serve a server built elsewhere (blocks until the process is stopped)::
 
-        from workbench.tools.mcp_http_serve import HttpBounds, serve_http
+        from workbench.tools.mcp.http_server import HttpBounds, serve_http
         serve_http(build_server(), port=8765, bounds=HttpBounds.from_env())
 """
 
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.errors import ConfigError, WorkbenchError
-from workbench.tools.mcp_settings import env_number
+from workbench.tools.mcp.settings import env_number
 
 __all__ = [
     "BODY_TIMEOUT",

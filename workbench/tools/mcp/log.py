@@ -1,6 +1,6 @@
 """The per-connection log: a server's stderr, its log notifications, the SDK's log records.
 
-Each :class:`~workbench.tools.mcp_connection.MCPConnection` writes one file. What the
+Each :class:`~workbench.tools.mcp.connection.MCPConnection` writes one file. What the
 server supplies (stderr, ``notifications/message``) is capped at ``max_bytes`` per
 connection (``WORKBENCH_MCP_LOG_MAX``, 4 MiB by default), so a chatty or hostile server
 cannot fill the disk; the connection's own events are always written (they are few).

@@ -1,6 +1,6 @@
 """The background event loops that own MCP sessions, and the exit-time safety net.
 
-Every :class:`~workbench.tools.mcp_connection.MCPConnection` runs its session on its own
+Every :class:`~workbench.tools.mcp.connection.MCPConnection` runs its session on its own
 daemon thread with its own event loop (so sync calls work inside a running loop, such as a
 Jupyter cell). This module holds that machinery: the loop runner, the set of live
 connections and the ``atexit`` hook that closes whatever is still open, so a script that
