@@ -30,11 +30,13 @@ def test_a_link_stays_a_link_even_a_relative_one(tmp_path):
         "agent.yaml"]
 
 
-def test_the_manifest_editor_writes_the_same_way(tmp_path):
-    from workbench.widgets._util import atomic_write_text
+def test_the_manifest_editor_saves_through_it(config_dir):
+    from workbench.widgets import ManifestEditor, Session
 
-    path = tmp_path / "agent.yaml"
-    path.write_text("old\n")
-    path.chmod(0o644)
-    atomic_write_text(path, "new\n")
-    assert path.stat().st_mode & 0o7777 == 0o644
+    path = config_dir / "agents" / "fortune-teller.yaml"
+    path.chmod(0o640)
+    editor = ManifestEditor(Session.from_config(config_dir), "fortune-teller")
+    editor.grant_boxes["oracle"].value = False
+    assert editor.save() == path
+    assert path.stat().st_mode & 0o7777 == 0o640
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]

@@ -16,7 +16,7 @@ from surface_data import scripted_server, served_calls, write_config
 
 from workbench.contracts.surface import load_pins, load_tools
 from workbench.engine.conductor import Conductor
-from workbench.engine.tooling import guard_registry
+from workbench.engine.scenario_registry import guard_registry
 from workbench.errors import ToolDenied
 from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
 from workbench.surface.importer import import_surface

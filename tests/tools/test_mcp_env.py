@@ -16,7 +16,7 @@ import pytest
 from mcp_helpers import HOSTILE, REPO, logged_requests
 
 from workbench.engine.conductor import Conductor
-from workbench.engine.telemetry import read_calls_log
+from workbench.engine.calls_log import read_calls_log
 from workbench.errors import ToolCallError
 from workbench.tools.builtins import register_builtins
 from workbench.tools.mcp import MCPConnection, MCPResolver

@@ -66,7 +66,7 @@ from workbench.engine.intents import Intent, IntentLog, may_change_things, param
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
 from workbench.engine.model_calls import ModelCallBook
 from workbench.engine.result import RunResult
-from workbench.engine.resuming import (
+from workbench.engine.replay import (
     INTERRUPTED,
     Diverged,
     Interrupted,
@@ -76,8 +76,8 @@ from workbench.engine.resuming import (
     failure_payload,
     replayed_outcome,
 )
-from workbench.engine.telemetry import CallsLog
-from workbench.engine.tooling import may_retry
+from workbench.engine.calls_log import CallsLog
+from workbench.engine.scenario_registry import may_retry
 from workbench.engine.turn import ConductorTurn
 from workbench.errors import CassetteMiss, LedgerError, ToolCallError, ToolDenied, WorkbenchError
 from workbench.tools.registry import ToolRegistry

@@ -31,8 +31,8 @@ from workbench.contracts.config import ConfigTree
 from workbench.contracts.events import RUN_FINISHED, Event
 from workbench.engine.intents import Intent, IntentLog, intents_path
 from workbench.engine.ledger import JsonlLedgerStore, ledger_key
-from workbench.engine.resuming import check_started
-from workbench.engine.telemetry import CallsLog, calls_log_path
+from workbench.engine.replay import check_started
+from workbench.engine.calls_log import CallsLog, calls_log_path
 from workbench.errors import LedgerError
 from workbench.tools.registry import ToolRegistry
 
@@ -53,7 +53,7 @@ class RunOptions:
         registry: The registry to use. When None, the scenario's own: its MCP ``servers``
             (started now, stopped when the run ends) behind its ``surface``, else
             ``default_tool_registry()``; see
-            :func:`~workbench.engine.tooling.scenario_registry`.
+            :func:`~workbench.engine.scenario_registry.scenario_registry`.
         seed: The seed (the scenario's default when None).
         ledger_path: Write the ledger to this JSONL file as it grows.
         progress: Called as ``progress(tick, total_ticks)`` after each tick.
@@ -158,7 +158,7 @@ def build(cls: type[Conductor], config: ConfigTree | str | Path, scenario: str,
                                                 options.cassette_mode, options.model_url,
                                                 options.model_name)
         if registry is None:
-            from workbench.engine.tooling import scenario_registry
+            from workbench.engine.scenario_registry import scenario_registry
 
             registry = scenario_registry(tree.root, spec, approver=options.approver)
         return cls(spec, cast, registry, seed=options.seed, store=store,

@@ -220,7 +220,7 @@ def _finished(task: RunTask) -> dict[str, Any] | None:
         calls = f"{base.rstrip('/')}/{task.calls_rel}"
         model_calls = 0
         if fs.exists(calls):
-            from workbench.engine.telemetry import read_model_calls
+            from workbench.engine.calls_log import read_model_calls
 
             fs.get_file(calls, str(Path(tmp) / "calls.jsonl"))
             model_calls = len(read_model_calls(Path(tmp) / "calls.jsonl"))

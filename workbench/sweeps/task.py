@@ -83,7 +83,7 @@ def run_task(task: RunTask) -> dict[str, Any]:
     """
     from workbench.engine.conductor import Conductor
     from workbench.engine.ledger import JsonlLedgerStore
-    from workbench.engine.telemetry import calls_log_path, read_model_calls
+    from workbench.engine.calls_log import calls_log_path, read_model_calls
     from workbench.errors import LedgerError, WorkbenchError
     from workbench.surface.approval import ApprovalPolicy
 

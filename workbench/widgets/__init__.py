@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from workbench.widgets.sweep_panel import SweepPanel
     from workbench.widgets.tool_caller import ToolCaller
     from workbench.widgets.transcript_view import TranscriptView
-    from workbench.widgets.workbench import Workbench
+    from workbench.widgets.tabs import Workbench
 
 __all__ = [
     "ApprovalPanel",
@@ -77,7 +77,7 @@ _HOMES = {
     "SweepPanel": "workbench.widgets.sweep_panel",
     "ToolCaller": "workbench.widgets.tool_caller",
     "TranscriptView": "workbench.widgets.transcript_view",
-    "Workbench": "workbench.widgets.workbench",
+    "Workbench": "workbench.widgets.tabs",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.surface.overlay import PinDrift
-from workbench.widgets._util import ErrorArea, guarded
+from workbench.widgets.display import ErrorArea, guarded
 
 __all__ = ["ApprovalPanel"]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as widgets
 
 from workbench.contracts.events import TOOL_CALLED, TOOL_DENIED
-from workbench.widgets._util import ErrorArea, guarded
+from workbench.widgets.display import ErrorArea, guarded
 from workbench.widgets.paged_table import PagedTable
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ import ipywidgets as widgets
 from workbench.contracts.events import Event
 from workbench.export import export_ledger
 from workbench.frames import events_of, ledger_frame
-from workbench.widgets._util import ErrorArea, guarded, show, table_html
+from workbench.widgets.display import ErrorArea, guarded, show, table_html
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,15 +19,15 @@ from typing import Any
 import ipywidgets as widgets
 import yaml
 
+from workbench.atomic import write_text_atomic
 from workbench.contracts._yaml import model_from_yaml
 from workbench.contracts.manifest import AgentManifest, load_manifest
 from workbench.errors import ConfigError, WorkbenchError
-from workbench.widgets._util import (
+from workbench.widgets.display import (
     ERROR_COLOR,
     OK_COLOR,
     WARN_COLOR,
     ErrorArea,
-    atomic_write_text,
     guarded,
     problem_html,
     split_list,
@@ -264,7 +264,7 @@ class ManifestEditor(widgets.VBox):
         if reread != manifest:
             raise WorkbenchError(f"{path}: the YAML would not read back as the edited "
                                  f"manifest; nothing was written. Please report this.")
-        atomic_write_text(path, text)
+        write_text_atomic(path, text, mkdir=False)  # keeps the file's mode and a link
         self.session.saved[manifest.name] = load_manifest(path)
         self._disk = _on_disk(path)
         # Relative to the config: the status is widget state, stored in saved notebooks.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from workbench.widgets._util import ErrorArea, guarded, show, table_html
+from workbench.widgets.display import ErrorArea, guarded, show, table_html
 
 if TYPE_CHECKING:
     import pandas as pd

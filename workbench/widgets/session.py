@@ -138,7 +138,7 @@ class Session:
         raise ValueError(f"unknown transport {transport!r}; choose one of {TRANSPORTS}")
 
     def _scenario_registry(self, scenario: ScenarioConfig) -> ToolRegistry:
-        from workbench.engine.tooling import registry_over
+        from workbench.engine.scenario_registry import registry_over
 
         resolver = self._server_resolvers.get(scenario.name)
         if resolver is None:
@@ -152,7 +152,7 @@ class Session:
         return registry_over(self.root, scenario, resolver, approver=self._ask)
 
     def _guard(self, registry: ToolRegistry) -> None:
-        from workbench.engine.tooling import guard_registry
+        from workbench.engine.scenario_registry import guard_registry
 
         guard_registry(registry, self._ask)
 

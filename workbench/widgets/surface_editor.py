@@ -29,7 +29,7 @@ from workbench.surface.edits import apply, apply_edits, schema_changes
 from workbench.surface.overlay import surface_label
 from workbench.surface.pins import drift_detail
 from workbench.surface.validate import validate
-from workbench.widgets._util import (
+from workbench.widgets.display import (
     ERROR_COLOR,
     OK_COLOR,
     ErrorArea,

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.widgets._util import ErrorArea, guarded, show, table_html
+from workbench.widgets.display import ErrorArea, guarded, show, table_html
 
 __all__ = ["SweepPanel"]
 

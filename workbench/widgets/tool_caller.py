@@ -32,7 +32,7 @@ from workbench.engine.hand_calls import CallOutcome, HandCalls
 from workbench.errors import ConfigError, WorkbenchError
 from workbench.frames import ledger_frame
 from workbench.tools.registry import ToolRegistry, ToolSpec
-from workbench.widgets._util import ErrorArea, guarded, show, table_html
+from workbench.widgets.display import ErrorArea, guarded, show, table_html
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.schema_fields import close_parts
 from workbench.widgets.schema_form import SchemaForm

@@ -16,7 +16,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from workbench.widgets._util import ErrorArea, guarded
+from workbench.widgets.display import ErrorArea, guarded
 
 __all__ = ["TranscriptView", "transcript_html"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from workbench.engine.calls_log import calls_log_path, read_calls_log
 from workbench.engine.conductor import Conductor
-from workbench.engine.telemetry import calls_log_path, read_calls_log
 from workbench.frames import calls_frame
 from workbench.tools.builtins import register_builtins
 from workbench.tools.registry import ToolRegistry

@@ -1,4 +1,4 @@
-"""Helpers every widget shares: Output writing, guarded callbacks, atomic writes.
+"""How widgets show things: Output writing, tables and problems, guarded callbacks.
 
 Two rules of the widget layer live here so each widget does not reinvent them:
 
@@ -15,7 +15,6 @@ import functools
 import html
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import ipywidgets as widgets
@@ -27,7 +26,6 @@ __all__ = [
     "OK_COLOR",
     "WARN_COLOR",
     "ErrorArea",
-    "atomic_write_text",
     "guarded",
     "problem_html",
     "show",
@@ -123,14 +121,3 @@ def guarded(method: F) -> F:
         return result
 
     return wrapper  # type: ignore[return-value]
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` so a crash leaves the old file or the new one, never half.
-
-    One writer for the whole package (:func:`workbench.atomic.write_text_atomic`): the
-    file keeps its mode, and a symlink stays a link to the rewritten target.
-    """
-    from workbench.atomic import write_text_atomic
-
-    write_text_atomic(path, text, mkdir=False)
