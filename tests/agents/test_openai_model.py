@@ -10,8 +10,8 @@ import pytest
 from chat_server import ChatServer, Fault, completion
 from desk import API_KEY, write_desk
 
-from workbench.engine.conductor import Conductor
 from workbench.engine.calls_log import read_calls_log, read_model_calls
+from workbench.engine.conductor import Conductor
 from workbench.errors import CassetteMiss, ModelError
 from workbench.frames import violations_frame
 

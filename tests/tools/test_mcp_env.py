@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from mcp_helpers import HOSTILE, REPO, logged_requests
 
-from workbench.engine.conductor import Conductor
 from workbench.engine.calls_log import read_calls_log
+from workbench.engine.conductor import Conductor
 from workbench.errors import ToolCallError
 from workbench.tools.builtins import register_builtins
 from workbench.tools.mcp import MCPConnection, MCPResolver

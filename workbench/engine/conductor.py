@@ -61,11 +61,11 @@ from workbench.contracts.events import (
 from workbench.contracts.manifest import AgentManifest
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.engine import factory
+from workbench.engine.calls_log import CallsLog
 from workbench.engine.factory import Progress, ResumeRecord, RunLogs, RunOptions
 from workbench.engine.intents import Intent, IntentLog, may_change_things, params_digest
 from workbench.engine.ledger import JsonlLedgerStore, Ledger
 from workbench.engine.model_calls import ModelCallBook
-from workbench.engine.result import RunResult
 from workbench.engine.replay import (
     INTERRUPTED,
     Diverged,
@@ -76,7 +76,7 @@ from workbench.engine.replay import (
     failure_payload,
     replayed_outcome,
 )
-from workbench.engine.calls_log import CallsLog
+from workbench.engine.result import RunResult
 from workbench.engine.scenario_registry import may_retry
 from workbench.engine.turn import ConductorTurn
 from workbench.errors import CassetteMiss, LedgerError, ToolCallError, ToolDenied, WorkbenchError

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 from workbench.agents.models import Model
 from workbench.contracts.config import ConfigTree
 from workbench.contracts.events import RUN_FINISHED, Event
+from workbench.engine.calls_log import CallsLog, calls_log_path
 from workbench.engine.intents import Intent, IntentLog, intents_path
 from workbench.engine.ledger import JsonlLedgerStore, ledger_key
 from workbench.engine.replay import check_started
-from workbench.engine.calls_log import CallsLog, calls_log_path
 from workbench.errors import LedgerError
 from workbench.tools.registry import ToolRegistry
 

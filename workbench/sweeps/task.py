@@ -81,9 +81,9 @@ def run_task(task: RunTask) -> dict[str, Any]:
     Failures of the run itself (a config the override broke, a server that cannot start)
     are returned as a row with an ``error``, never raised: one bad run does not end a sweep.
     """
+    from workbench.engine.calls_log import calls_log_path, read_model_calls
     from workbench.engine.conductor import Conductor
     from workbench.engine.ledger import JsonlLedgerStore
-    from workbench.engine.calls_log import calls_log_path, read_model_calls
     from workbench.errors import LedgerError, WorkbenchError
     from workbench.surface.approval import ApprovalPolicy
 

@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from workbench.widgets.session import Session
     from workbench.widgets.surface_editor import SurfaceEditor
     from workbench.widgets.sweep_panel import SweepPanel
+    from workbench.widgets.tabs import Workbench
     from workbench.widgets.tool_caller import ToolCaller
     from workbench.widgets.transcript_view import TranscriptView
-    from workbench.widgets.tabs import Workbench
 
 __all__ = [
     "ApprovalPanel",

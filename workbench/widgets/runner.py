@@ -24,8 +24,8 @@ from workbench.errors import ConfigError, MissingDependency
 from workbench.frames import calls_frame, changes_frame, violations_frame
 from workbench.timeline import timeline
 from workbench.timeline import warm as warm_timeline
-from workbench.widgets.display import ErrorArea, guarded, show, split_list
 from workbench.widgets.approval_panel import ApprovalPanel
+from workbench.widgets.display import ErrorArea, guarded, show, split_list
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.paged_table import PagedTable
 from workbench.widgets.session import TRANSPORTS, Session
