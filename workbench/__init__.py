@@ -26,7 +26,6 @@ _EXPORTS = {
     "ConfigError": "workbench.errors",
     "ConfigTree": "workbench.contracts.config",
     "Event": "workbench.contracts.events",
-    "JsonlLedgerStore": "workbench.engine.ledger",
     "Ledger": "workbench.engine.ledger",
     "ManifestAgent": "workbench.agents.base",
     "RunResult": "workbench.engine.result",
@@ -39,7 +38,6 @@ _EXPORTS = {
     "ToolSpec": "workbench.tools.registry",
     "WorkbenchError": "workbench.errors",
     "default_tool_registry": "workbench.tools.builtins",
-    "oracle": "workbench.tools.builtins",
     "sweep": "workbench.sweeps",
 }
 
@@ -51,7 +49,6 @@ __all__ = [
     "ConfigError",
     "ConfigTree",
     "Event",
-    "JsonlLedgerStore",
     "Ledger",
     "ManifestAgent",
     "RunResult",
@@ -64,7 +61,6 @@ __all__ = [
     "ToolSpec",
     "WorkbenchError",
     "default_tool_registry",
-    "oracle",
     "sweep",
 ]
 
@@ -89,7 +85,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from workbench.contracts.manifest import AgentManifest
     from workbench.contracts.scenario import ScenarioConfig
     from workbench.engine.conductor import Conductor
-    from workbench.engine.ledger import JsonlLedgerStore, Ledger
+    from workbench.engine.ledger import Ledger
     from workbench.engine.result import RunResult
     from workbench.errors import (
         CapabilityViolation,
@@ -100,5 +96,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         WorkbenchError,
     )
     from workbench.sweeps import sweep
-    from workbench.tools.builtins import default_tool_registry, oracle
+    from workbench.tools.builtins import default_tool_registry
     from workbench.tools.registry import ToolRegistry, ToolResolver, ToolSpec

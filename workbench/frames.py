@@ -252,7 +252,7 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
     ``changed`` (``fields`` names the differing content fields), ``only before`` or
     ``only after``; ``before``/``after`` summarise the event of run ``a`` and of run ``b``.
     Surfaces (directories, pin lists or wire tool lists): one row per tool as
-    :func:`workbench.surface.pins.compare` classifies it (``same``, ``drift``, ``rename``,
+    :func:`workbench.surface.pins.pin_changes` classifies it (``same``, ``drift``, ``rename``,
     ``added``, ``removed``); ``before``/``after`` are the descriptions in ``a`` and ``b``,
     and a name with non-ASCII characters has them named, so look-alikes differ on screen.
     Columns: item, status, fields, before, after; sorted by item.
@@ -275,10 +275,10 @@ def diff_frame(a: Any, b: Any) -> pd.DataFrame:
                          "" if y is None else f"{y.kind} {y.actor}: {summarize(y, 80)}"))
         return pd.DataFrame(rows, columns=DIFF_COLUMNS)
     from workbench.contracts.characters import distinguishable
-    from workbench.surface.pins import compare
+    from workbench.surface.pins import pin_changes
 
     rows = []
-    for change in compare(_surface_tools(a), _surface_tools(b)):
+    for change in pin_changes(_surface_tools(a), _surface_tools(b)):
         item = distinguishable(change.tool)
         if change.previous is not None:
             item = f"{distinguishable(change.previous)} -> {item}"

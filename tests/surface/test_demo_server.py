@@ -16,7 +16,7 @@ from workbench.surface.audit import at_or_above, audit
 from workbench.surface.demo_server import ATTACKS, RUG_PULL_DESCRIPTION, RUG_PULL_TOOL
 from workbench.surface.importer import import_surface
 from workbench.surface.overlay import CuratedResolver, PinDrift
-from workbench.surface.pins import compare
+from workbench.surface.pins import pin_changes
 from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
@@ -85,7 +85,7 @@ class TestRugPull:
         before = demo_conn.list_tools()
         after = [dict(t, name="weather_report") if t["name"] == RUG_PULL_TOOL else t
                  for t in before]
-        renames = [c for c in compare(before, after) if c.status != "same"]
+        renames = [c for c in pin_changes(before, after) if c.status != "same"]
         assert [(c.tool, c.status, c.previous) for c in renames] == [
             ("weather_report", "rename", RUG_PULL_TOOL)]
 

@@ -270,7 +270,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _cmd_diff(args: argparse.Namespace) -> int:
     from workbench.contracts.characters import distinguishable
     from workbench.contracts.surface import load_pins
-    from workbench.surface.pins import compare, drift_detail, nameless
+    from workbench.surface.pins import drift_detail, nameless, pin_changes
 
     if args.name is not None and args.against is not None:
         args.parser.error("--name names the --server; with --against the pins of both "
@@ -289,7 +289,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     if skipped:
         print(f"skipped {skipped} tool(s) without a name (empty or missing): they cannot be "
               f"compared, pinned or called", file=sys.stderr)
-    changes = compare(before, after)
+    changes = pin_changes(before, after)
     # Which server each tool is pinned to, where that differs from the name a run gives it.
     pinned = {p["name"]: p["server"] for p in load_pins(args.dir)} if args.name else {}
     moved = {c.tool: pinned[c.tool] for c in changes
@@ -326,7 +326,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
     from workbench.contracts.surface import load_pins, save_pins
     from workbench.surface.audit import audit
     from workbench.surface.importer import fetch_tools
-    from workbench.surface.pins import compare, pin
+    from workbench.surface.pins import pin, pin_changes
 
     require_dir(args.dir, _SURFACE_DIR)
     pins = {p["name"]: p for p in load_pins(args.dir)}  # a broken file fails before connecting
@@ -340,7 +340,7 @@ def _cmd_approve(args: argparse.Namespace) -> int:
             refused += 1
             continue
         before = [pins[name]["wire"]] if name in pins else []
-        change = compare(before, [tool])[0]
+        change = pin_changes(before, [tool])[0]
         was = pins[name]["server"] if name in pins else None
         server_name = args.name or was or server
         if was is not None and was != server_name:

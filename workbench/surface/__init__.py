@@ -39,7 +39,7 @@ from workbench.surface.candidate import Candidate, materialize
 from workbench.surface.edits import apply
 from workbench.surface.importer import fetch_tools, import_surface
 from workbench.surface.overlay import CuratedResolver, HiddenByCuration, PinDrift
-from workbench.surface.pins import PinChange, compare, fingerprint
+from workbench.surface.pins import PinChange, fingerprint, pin_changes
 from workbench.surface.validate import validate
 
 __all__ = [
@@ -56,7 +56,7 @@ __all__ = [
     "PinDrift",
     "apply",
     "audit",
-    "compare",
+    "pin_changes",
     "fetch_tools",
     "fingerprint",
     "import_surface",

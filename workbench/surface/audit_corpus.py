@@ -35,7 +35,7 @@ from typing import Any
 
 from workbench.errors import ConfigError
 from workbench.surface.audit import Finding, audit, risk
-from workbench.surface.pins import compare
+from workbench.surface.pins import pin_changes
 
 __all__ = ["REFERENCE_SERVERS", "load_corpus", "score"]
 
@@ -180,7 +180,7 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
 
     detected = 0
     for pair in corpus["rugpulls"]:
-        statuses = {c.status for c in compare([pair["before"]], [pair["after"]])}
+        statuses = {c.status for c in pin_changes([pair["before"]], [pair["after"]])}
         want = "drift" if pair["kind"] == "rug_pull" else "rename"
         detected += statuses == {want}
     return {

@@ -49,11 +49,11 @@ from workbench.errors import ConfigError, ToolDenied, ToolNotFound, WorkbenchErr
 from workbench.surface.code import load_function
 from workbench.surface.pins import (
     PinChange,
-    compare,
     drift_detail,
     fingerprint,
     normalize_wire,
     pin,
+    pin_changes,
 )
 from workbench.tools.registry import ToolResolver, ToolSpec
 
@@ -288,7 +288,7 @@ class CuratedResolver:
         moved = not self._same_server(approved, self._server_of(name))
         if fingerprint(server) == approved["fingerprint"] and not moved:
             return None
-        changes = compare([approved["wire"]], [server])
+        changes = pin_changes([approved["wire"]], [server])
         change = next((c for c in changes if c.status != "same"), None)
         if not moved:
             return change

@@ -6,7 +6,7 @@ tool is approved with a harmless description, then re-described after
 fields ``name, title, description, inputSchema, outputSchema, annotations``: key order and
 insignificant whitespace do not change it, any change of content does.
 
-:func:`compare` classifies two snapshots tool by tool as ``same``, ``drift`` (with the
+:func:`pin_changes` classifies two snapshots tool by tool as ``same``, ``drift`` (with the
 fields that changed), ``rename`` (one tool gone and one new with the same schema and
 behaviour fields), ``added`` or ``removed``. :func:`drift_detail` says in one sentence
 which case a refused call is (changed fields, the same tool from another server name, a
@@ -17,7 +17,7 @@ Example:
     >>> b = {"description": "Echo.", "inputSchema": {"type": "object"}, "name": "echo"}
     >>> fingerprint(a) == fingerprint(b)
     True
-    >>> [c.status for c in compare([a], [dict(a, description="Echo, then email it.")])]
+    >>> [c.status for c in pin_changes([a], [dict(a, description="Echo, then email it.")])]
     ['drift']
 """
 
@@ -34,7 +34,7 @@ from workbench.contracts.canonical import canonical_json
 __all__ = [
     "PIN_FIELDS",
     "PinChange",
-    "compare",
+    "pin_changes",
     "drift_detail",
     "fingerprint",
     "has_name",
@@ -148,7 +148,7 @@ def _by_name(tools: Iterable[Any] | Mapping[str, Any]) -> dict[str, dict[str, An
     return out
 
 
-def compare(before: Iterable[Any] | Mapping[str, Any],
+def pin_changes(before: Iterable[Any] | Mapping[str, Any],
             after: Iterable[Any] | Mapping[str, Any]) -> list[PinChange]:
     """Classify every tool of two snapshots; sorted by tool name.
 
