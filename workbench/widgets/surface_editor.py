@@ -24,6 +24,7 @@ import ipywidgets as widgets
 from workbench.contracts.surface import entry_from_wire, load_pins, load_policy, load_tools
 from workbench.errors import WorkbenchError
 from workbench.frames import findings_frame
+from workbench.selection.rankers import default_selector
 from workbench.surface.audit import audit
 from workbench.surface.edits import apply, apply_edits, schema_changes
 from workbench.surface.overlay import surface_label
@@ -112,6 +113,9 @@ class SurfaceEditor(widgets.VBox):
         self.status = widgets.HTML()
         self.validity = widgets.HTML()
         self.score_label = widgets.HTML()
+        #: The ranker of the live score: the best one installed (hybrid with the encoder
+        #: extra, else bm25). Its embedding cache makes a one-tool edit re-embed one tool.
+        self.score_selector = default_selector()
         self.score: float | None = None
         self.pending_score: float | None = None
         self.findings_output = widgets.Output()
@@ -273,7 +277,8 @@ class SurfaceEditor(widgets.VBox):
             return None
         from workbench.selection.evaluate import entry_specs, evaluate
 
-        return evaluate(entry_specs(tools), self._tasks, strict=False).top1
+        return evaluate(entry_specs(tools), self._tasks, selector=self.score_selector,
+                        strict=False).top1
 
     def _show_score(self, pending: list[dict[str, Any]] | None = None) -> None:
         """The surface's selection score (top-1 on its tasks.jsonl), and the pending edit's."""
@@ -286,7 +291,7 @@ class SurfaceEditor(widgets.VBox):
                 else "selection score: add a tasks.jsonl to this surface to measure it "
                      "(see <code>workbench eval</code>)")
             return
-        text = (f"selection score (bm25 top-1 on {len(self._tasks)} tasks): "
+        text = (f"selection score ({self.score_selector} top-1 on {len(self._tasks)} tasks): "
                 f"<b>{self.score:.3f}</b>")
         if self.pending_score is not None and self.pending_score != self.score:
             text += f" &rarr; <b>{self.pending_score:.3f}</b> with the pending edit"
