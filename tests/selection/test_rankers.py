@@ -14,7 +14,6 @@ from workbench.selection.rankers import (
     HYBRID_E5_WEIGHT,
     BM25Selector,
     E5Selector,
-    EmbeddingSelector,
     HybridSelector,
     default_selector,
     missing,
@@ -74,36 +73,6 @@ class TestBM25:
     def test_a_query_with_no_known_word_abstains(self):
         result = evaluate([ECHO, CLOCK], [Task("zzz qqq", None)])
         assert result.abstention == 1.0
-
-
-class TestEmbedding:
-    def test_ranks_by_meaning(self):
-        [ranking] = EmbeddingSelector().rank(["say my words again"], [CLOCK, ECHO])
-        assert ranking[0][0] == "echo"
-
-    def test_loads_and_ranks_with_the_network_blocked(self, tmp_path, offline_env):
-        block = tmp_path / "sitecustomize.py"
-        block.write_text(
-            "import socket\n"
-            "def _refuse(*a, **k):\n"
-            "    raise OSError('network blocked by the test')\n"
-            "socket.socket.connect = _refuse\n"
-            "socket.create_connection = _refuse\n"
-            "socket.getaddrinfo = _refuse\n")
-        env = dict(offline_env, PYTHONPATH=f"{tmp_path}:{offline_env['PYTHONPATH']}",
-                   HF_HUB_OFFLINE="", TRANSFORMERS_OFFLINE="")
-        code = ("import json, socket\n"
-                "from workbench.selection import evaluate_surface\n"
-                "try:\n    socket.create_connection(('127.0.0.1', 9))\n"
-                "except OSError as e:\n    blocked = 'blocked' in str(e)\n"
-                "r = evaluate_surface('config/surfaces/watch-house', selector='embedding')\n"
-                "print(json.dumps({'blocked': blocked, 'cases': len(r.cases), "
-                "'top3': r.top3}))\n")
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=env, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-        assert out["blocked"] and out["cases"] >= 30 and out["top3"] > 0.5
 
 
 needs_encoder = pytest.mark.skipif(missing("hybrid") is not None,
@@ -197,7 +166,7 @@ def test_without_the_encoder_extra_bm25_is_the_default_and_e5_says_what_to_insta
 
 
 def test_an_unknown_selector_or_tool_is_a_config_error():
-    with pytest.raises(ConfigError, match="allowed: bm25, e5, hybrid, embedding, model"):
+    with pytest.raises(ConfigError, match="allowed: bm25, e5, hybrid, model"):
         make_selector("magic")
     with pytest.raises(ConfigError, match="needs a model"):
         make_selector("model")

