@@ -138,6 +138,18 @@ class TestHybrid:
         assert default_selector() == "hybrid"
 
 
+class TestNoTools:
+    """A curation that hides every tool leaves the agent nothing to pick: a miss, not a crash."""
+
+    @pytest.mark.parametrize("selector", ["bm25", pytest.param("e5", marks=needs_encoder),
+                                          pytest.param("hybrid", marks=needs_encoder)])
+    def test_ranking_no_tools_picks_none(self, selector):
+        tasks = [Task("what time is it", "get_current_time"), Task("hello there", None)]
+        result = evaluate([], tasks, selector=selector, strict=False)
+        assert [len(c.ranking) for c in result.cases] == [0, 0]
+        assert result.top1 == 0.0 and result.abstention == 1.0
+
+
 def test_without_the_encoder_extra_bm25_is_the_default_and_e5_says_what_to_install(
         tmp_path, offline_env):
     hide = tmp_path / "sitecustomize.py"

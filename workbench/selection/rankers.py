@@ -102,7 +102,10 @@ def _rankings(names: Sequence[str], scores: Any) -> list[Ranking]:
     """One Ranking per row of the ``queries x tools`` score matrix (numpy sorts, ties by name)."""
     import numpy as np
 
-    matrix = np.asarray(scores, dtype=float).reshape(-1, len(names))
+    matrix = np.asarray(scores, dtype=float)
+    if not names:  # nothing shown (a curation that hides every tool): nothing to pick
+        return [Ranking() for _ in range(len(matrix))]
+    matrix = matrix.reshape(-1, len(names))
     # Columns in name order first, so a stable sort by score leaves ties in name order.
     alphabetical = sorted(range(len(names)), key=names.__getitem__)
     shared = [names[i] for i in alphabetical]
