@@ -1,0 +1,137 @@
+"""Serving MCP on this process's stdin and stdout, each request bounded in size.
+
+The SDK's ``stdio_server`` reads a line whole however long it is, so a host (or a model
+writing arguments through it) can make the gateway hold gigabytes. This transport gives
+the SDK's server the same two streams with a cap: a line longer than the request cap
+(``WORKBENCH_HTTP_MAX_REQUEST``, the cap HTTP serving applies to a request's body) is
+counted and dropped as it streams in, never held, and its request (the id is read from
+the line's start) is answered with a JSON-RPC error naming the cap. A line that is not
+JSON-RPC goes to the server as the SDK's transport would pass it (as an exception).
+
+As in the SDK, while serving, file descriptor 0 reads the null device and 1 writes to
+stderr, so a stray ``print`` from any library can never corrupt the wire; both are put
+back on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+__all__ = ["bounded_stdio"]
+
+#: Bytes read from stdin at a time.
+_CHUNK = 1 << 16
+#: Bytes of an oversized line kept to find its request id.
+_HEAD = 4096
+_ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
+
+
+@contextlib.asynccontextmanager
+async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """Yield ``(read_stream, write_stream)`` for ``Server.run`` over stdin and stdout.
+
+    Args:
+        max_request: Longest request line in bytes (``WORKBENCH_HTTP_MAX_REQUEST`` or
+            1 MiB when None).
+
+    Raises:
+        ConfigError: ``WORKBENCH_HTTP_MAX_REQUEST`` is not a whole number above 0.
+    """
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    if max_request is None:
+        from workbench.tools.mcp.http_server import HttpBounds
+
+        max_request = HttpBounds.from_env().max_request
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    source = os.fdopen(wire_in, "rb", buffering=0)
+    sink = os.fdopen(wire_out, "wb", buffering=0)
+    to_server, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, from_server = anyio.create_memory_object_stream[Any](0)
+    replies = write_stream.clone()
+
+    async def refuse(head: bytes, size: int) -> None:
+        found = _ID_RE.search(head)
+        if found is None:
+            return  # a notification, or no id to be read: nobody waits for an answer
+        error = types.ErrorData(code=types.INVALID_REQUEST, message=(
+            f"request too large: {size} bytes, more than the {max_request}-byte cap "
+            f"(WORKBENCH_HTTP_MAX_REQUEST)"))
+        await replies.send(SessionMessage(types.JSONRPCError(
+            jsonrpc="2.0", id=json.loads(found.group(1)), error=error)))
+
+    async def deliver(line: bytes) -> None:
+        line = line.strip()
+        if not line:
+            return
+        try:
+            message: Any = SessionMessage(
+                types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except ValueError as exc:
+            message = exc
+        await to_server.send(message)
+
+    async def read() -> None:
+        buffer, size, over = bytearray(), 0, False
+        async with to_server, replies:
+            while chunk := await anyio.to_thread.run_sync(source.read, _CHUNK,
+                                                          abandon_on_cancel=True):
+                while chunk:
+                    cut = chunk.find(b"\n")
+                    part, chunk = (chunk, b"") if cut < 0 else (chunk[:cut], chunk[cut + 1:])
+                    size += len(part)
+                    if not over:
+                        buffer += part
+                        if len(buffer) > max_request:
+                            over, buffer = True, buffer[:_HEAD]
+                    if cut < 0:
+                        break
+                    if over:
+                        await refuse(bytes(buffer), size)
+                    else:
+                        await deliver(bytes(buffer))
+                    buffer, size, over = bytearray(), 0, False
+
+    async def write() -> None:
+        async with from_server:
+            async for session_message in from_server:
+                data = session_message.message.model_dump_json(by_alias=True,
+                                                               exclude_unset=True)
+                try:
+                    await anyio.to_thread.run_sync(_write_all, sink,
+                                                   data.encode("utf-8") + b"\n")
+                except OSError:
+                    return  # the host stopped reading (it went away): nothing to answer
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read)
+            tasks.start_soon(write)
+            try:
+                yield read_stream, write_stream
+            finally:
+                tasks.cancel_scope.cancel()
+    finally:
+        with contextlib.suppress(OSError):
+            os.dup2(wire_in, 0)
+            os.dup2(wire_out, 1)
+        for handle in (source, sink):
+            with contextlib.suppress(OSError):
+                handle.close()
+
+
+def _write_all(sink: Any, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[sink.write(view):]
