@@ -42,6 +42,7 @@ COMMANDS: list[str] = [
     "workbench.cli.sweep",
     "workbench.selection.commands",
     "workbench.cli.test",
+    "workbench.cli.gateway",
 ]
 
 
