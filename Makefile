@@ -41,14 +41,15 @@ chromium:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: install node chromium
-	$(VENV)/bin/ruff check workbench tests bench
+test: install node chromium lint
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
 	  --workbench config
 
-# The inner loop: no browser, no npm server, no notebooks (MCP tests on our own servers stay).
+# The inner loop, under a minute: no browser, no npm server, no notebooks, nothing that
+# starts processes (servers, kills, Dask, CLIs) and nothing slow. `make test` runs it all.
 test-fast: install
-	$(PY) -m pytest -m "not browser and not external" -p no:nbval
+	$(PY) -m pytest -m "not browser and not external and not slow and not subprocess" -p no:nbval \
+	  -n 2
 
 # The token is JupyterLab's password for this session: made here (or LAB_TOKEN=...), so the
 # URL printed first is the one to open. port_retries=0: a busy port fails rather than
@@ -70,8 +71,11 @@ demo: install
 bench: install node
 	$(PY) bench/run_all.py
 
+# ruff (style, docstrings) and import-linter (the floors in pyproject.toml: no upward
+# import, no circle).
 lint: install
 	$(VENV)/bin/ruff check workbench tests bench
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) external/node_modules bench/results test-artifacts

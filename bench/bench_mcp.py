@@ -208,7 +208,7 @@ def connection_start(times: int) -> dict[str, Any]:
 def connections_in_a_run(ticks: int) -> dict[str, Any]:
     """oracle-grove over MCP_ORACLE=1: how many sessions served how many calls."""
     from workbench.engine.conductor import Conductor
-    from workbench.tools.builtins import default_tool_registry
+    from workbench.tools.defaults import default_tool_registry
 
     registry = default_tool_registry(env={"MCP_ORACLE": "1"})
     start = time.perf_counter()
@@ -229,7 +229,7 @@ def http_server() -> tuple[subprocess.Popen[bytes], str]:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen(
-        [*oracle_server_command(), "--http", str(port)],
+        [sys.executable, "-m", "workbench.cli", "serve", "--http", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30

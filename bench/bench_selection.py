@@ -28,7 +28,7 @@ from pathlib import Path
 
 from _common import REPO, report
 
-from workbench.selection import evaluate, load_tasks, surface_specs
+from workbench.selection import evaluate, load_tasks
 from workbench.selection.agreement import agreement
 from workbench.selection.encoder import Encoder
 from workbench.selection.rankers import (
@@ -40,6 +40,7 @@ from workbench.selection.rankers import (
     default_selector,
     missing,
 )
+from workbench.surface.scoring import surface_specs
 from workbench.tools.registry import ToolSpec
 
 SET = REPO / "tests" / "data" / "selection" / "mcp-servers"

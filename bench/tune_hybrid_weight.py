@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from _common import REPO
 
-from workbench.selection import load_tasks, surface_specs
+from workbench.selection import load_tasks
 from workbench.selection.metrics import score
 from workbench.selection.rankers import BM25Selector, E5Selector, _rankings, mix
+from workbench.surface.scoring import surface_specs
 
 SET = REPO / "tests" / "data" / "selection" / "mcp-servers"
 

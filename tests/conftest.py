@@ -13,6 +13,23 @@ from workbench.tools.builtins import register_builtins
 from workbench.tools.registry import ToolRegistry
 
 REPO = Path(__file__).resolve().parent.parent
+#: Seconds a test that starts processes, a browser, a whole corpus or a notebook cell may
+#: take: the default (pyproject's `timeout`, about 10 s) is for the inner loop.
+LONG_TIMEOUT = 180
+_LONG_MARKS = ("slow", "subprocess", "browser", "external")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give long tests (by their marks) and non-Python items their own, longer timeout.
+
+    An explicit ``@pytest.mark.timeout(N)`` on a test or module still wins.
+    """
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        if not isinstance(item, pytest.Function) or any(
+                item.get_closest_marker(m) is not None for m in _LONG_MARKS):
+            item.add_marker(pytest.mark.timeout(LONG_TIMEOUT))
 
 
 @pytest.fixture(scope="session")

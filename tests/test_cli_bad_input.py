@@ -24,6 +24,9 @@ import pytest
 
 from workbench.cli import main
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parent.parent
 NOT_UTF8 = b"name: caf\xe9\xff\n"
 TOOL = {"name": "echo", "description": "Echo a message.",

@@ -19,6 +19,9 @@ import pytest
 
 from workbench.engine.ledger import JsonlLedgerStore
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 REPO = Path(__file__).resolve().parent.parent
 TOOL = {"name": "echo", "description": "Echo a message.",
         "parameters": {"type": "object", "properties": {"msg": {"type": "string"}}}}

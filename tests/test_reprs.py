@@ -7,7 +7,7 @@ import pytest
 from workbench import Conductor
 from workbench.contracts.config import ConfigTree
 from workbench.surface.audit import Finding
-from workbench.tools.builtins import default_tool_registry
+from workbench.tools.defaults import default_tool_registry
 
 LIMIT = 20_000  # bytes of HTML, the bound
 

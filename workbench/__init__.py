@@ -37,7 +37,7 @@ _EXPORTS = {
     "ToolResolver": "workbench.tools.registry",
     "ToolSpec": "workbench.tools.registry",
     "WorkbenchError": "workbench.errors",
-    "default_tool_registry": "workbench.tools.builtins",
+    "default_tool_registry": "workbench.tools.defaults",
     "sweep": "workbench.sweeps",
 }
 
@@ -96,5 +96,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         WorkbenchError,
     )
     from workbench.sweeps import sweep
-    from workbench.tools.builtins import default_tool_registry
+    from workbench.tools.defaults import default_tool_registry
     from workbench.tools.registry import ToolRegistry, ToolResolver, ToolSpec

@@ -16,6 +16,9 @@ from workbench.engine.conductor import Conductor
 from workbench.frames import violations_frame
 from workbench.surface.approval import ApprovalPolicy
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 def replay(config, name):
     return Conductor.from_config(

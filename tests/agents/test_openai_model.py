@@ -146,6 +146,8 @@ class TestFaults:
         assert result.reason == "ticks" and result.ticks == 2
         assert len(result.ledger.of_kind("clerk.said")) == 1  # tick 2 went ahead
 
+    @pytest.mark.slow
+
     def test_the_api_key_is_in_no_file_the_run_wrote(self, tmp_path, config_dir, chat_server,
                                                      desk_registry, api_key, workbench_cli,
                                                      offline_env):
@@ -235,6 +237,8 @@ class TestCassette:
                              capture_output=True, text=True, env=offline_env, cwd=tmp_path)
         assert cli.returncode == 2
         assert cli.stderr.strip().count("\n") == 0 and "re-record" in cli.stderr
+
+    @pytest.mark.slow
 
     def test_cli_points_agents_elsewhere_and_records(self, tmp_path, config_dir, chat_server,
                                                      api_key, workbench_cli, offline_env):

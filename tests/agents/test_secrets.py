@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
 from chat_server import ChatServer, completion
 from desk import API_KEY, write_desk
 
@@ -38,6 +39,7 @@ def echoing_script():
 
 
 class TestRedactedEverywhere:
+    @pytest.mark.slow
     def test_no_file_table_transcript_frame_or_export_holds_the_key(
             self, tmp_path, config_dir, chat_server, desk_registry, api_key, workbench_cli,
             offline_env):

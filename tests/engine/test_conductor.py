@@ -287,6 +287,7 @@ class TestFailuresRecordNoOperatorHint:
             for e in failed)
 
     @pytest.mark.timeout(600)  # a server start per call, twice over
+    @pytest.mark.slow
     def test_two_runs_with_a_dying_server_give_identical_ledgers(self, repo_root, tmp_path,
                                                                  workbench_cli, offline_env):
         server = repo_root / "tests" / "tools" / "servers" / "counting_server.py"

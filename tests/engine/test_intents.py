@@ -22,6 +22,9 @@ import pytest
 from workbench.engine.ledger import JsonlLedgerStore
 from workbench.errors import LedgerError
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 SERVER = Path(__file__).resolve().parents[1] / "tools" / "servers" / "counting_server.py"
 STEPS = 5
 

@@ -290,6 +290,7 @@ class TestOneWriter:
             time.sleep(0.02)
 
     @pytest.mark.parametrize("second", [["run", "--overwrite"], ["run"], ["resume"]])
+    @pytest.mark.slow
     def test_a_second_writer_fails_at_once_with_one_line(self, tmp_path, workbench_cli,
                                                          offline_env, repo_root, second):
         path = tmp_path / "run.jsonl"
@@ -313,6 +314,8 @@ class TestOneWriter:
                 else "exists" in out.stderr)
         found = JsonlLedgerStore.read(path)  # one writer's lines only: the chain holds
         assert found.events[0].payload["ticks"] == 100000000
+
+    @pytest.mark.slow
 
     def test_two_overwriting_runs_started_together_never_corrupt(self, tmp_path, workbench_cli,
                                                                  offline_env, repo_root):
@@ -372,6 +375,9 @@ class TestGenesisOnDisk:
         with (config_dir / "scenarios" / "oracle-grove.yaml").open("a") as fh:
             fh.write("servers:\n  - name: nowhere\n    command: \"/nonexistent/server\"\n")
         path = tmp_path / "run.jsonl"
-        with pytest.raises(Exception):  # noqa: B017 - whichever error the gate raises
+        from workbench.errors import ToolCallError
+
+        with pytest.raises(ToolCallError) as caught:
             Conductor.from_config(config_dir, "oracle-grove", ledger_path=path)
+        assert caught.value.kind == "transport_error"
         assert not path.exists()

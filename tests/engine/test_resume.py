@@ -16,6 +16,9 @@ from workbench.errors import LedgerError
 from workbench.tools.builtins import register_builtins
 from workbench.tools.registry import ToolRegistry
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 def registry() -> ToolRegistry:
     return register_builtins(ToolRegistry())

@@ -3,9 +3,10 @@
 import pytest
 
 from workbench.errors import ConfigError
-from workbench.selection import agreement, evaluate, score, surface_specs
+from workbench.selection import agreement, evaluate, score
 from workbench.selection.rankers import Ranking
 from workbench.selection.tasks import Task
+from workbench.surface.scoring import surface_specs
 
 TASKS = [Task("what time is it", "clock"), Task("say it back", "echo"),
          Task("capital of Peru", None)]

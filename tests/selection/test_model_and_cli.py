@@ -14,8 +14,11 @@ from chat_server import ChatServer, completion  # noqa: E402
 from workbench.agents.cassette import Cassette  # noqa: E402
 from workbench.agents.openai_model import OpenAIModel  # noqa: E402
 from workbench.contracts.manifest import ModelSpec  # noqa: E402
-from workbench.selection import evaluate_surface  # noqa: E402
 from workbench.selection.rankers import missing  # noqa: E402
+from workbench.surface.scoring import evaluate_surface  # noqa: E402
+
+#: Runs the CLI and a model server: not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
 
 SURFACE = "config/surfaces/watch-house"
 KEY = "sk-eval-test-key"
@@ -147,7 +150,7 @@ class TestEverySelector:
                                 "json").stdout)
         assert list(data["selectors"]) == ["bm25", "e5", "hybrid"]
         assert data["skipped"] == {}
-        from workbench.selection import evaluate_surface
+        from workbench.surface.scoring import evaluate_surface
 
         for name, figures in data["selectors"].items():
             assert figures["top1"] == evaluate_surface(SURFACE, selector=name).top1
@@ -188,8 +191,8 @@ def test_bad_input_is_one_line(args, words, offline_env):
 
 
 def test_mcp_tool_adds_the_candidates_score(tmp_path, offline_env):
-    from workbench.selection import evaluate_surface
     from workbench.surface.candidate import Candidate
+    from workbench.surface.scoring import evaluate_surface
 
     proc = subprocess.run([sys.executable, "-m", "workbench.cli", "mcp-tool", "--path", SURFACE,
                            "--tasks", f"{SURFACE}/tasks.jsonl"],

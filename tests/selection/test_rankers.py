@@ -8,7 +8,7 @@ import pytest
 
 from workbench.agents.render import function_definition, tool_line, tool_text
 from workbench.errors import ConfigError
-from workbench.selection import evaluate, make_selector, surface_specs
+from workbench.selection import evaluate, make_selector
 from workbench.selection.encoder import Encoder
 from workbench.selection.rankers import (
     HYBRID_E5_WEIGHT,
@@ -21,6 +21,7 @@ from workbench.selection.rankers import (
     zscores,
 )
 from workbench.selection.tasks import Task
+from workbench.surface.scoring import surface_specs
 from workbench.tools.registry import ToolSpec
 
 CLOCK = ToolSpec("get_current_time", "Read the clock in one timezone.", input_schema={

@@ -124,6 +124,7 @@ class TestCaps:
             Task("q" * (MAX_QUERY_BYTES + 1), None)
 
     @pytest.mark.parametrize("suffix", [".jsonl", ".yaml"])
+    @pytest.mark.slow
     def test_too_many_tasks(self, tmp_path, suffix):
         path = tmp_path / f"t{suffix}"
         rows = MAX_TASK_LINES + 1

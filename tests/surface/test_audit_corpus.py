@@ -12,6 +12,9 @@ from surface_data import REPO
 from workbench.errors import ConfigError
 from workbench.surface.audit_corpus import REFERENCE_SERVERS, load_corpus, score
 
+#: Scores the whole corpus: not part of `make test-fast`.
+pytestmark = pytest.mark.slow
+
 CORPUS = REPO / "tests/data/audit_corpus"
 # The order the labelled sets were written in; each "fresh" set was scored once before any
 # tuning on it (the corpus README has those first scores).
@@ -50,6 +53,7 @@ class TestCorpus:
 
 
 class TestTargets:
+    @pytest.mark.slow
     def test_recall_at_warning_overall_and_per_class(self, scored):
         recall = scored["recall"]
         assert recall["overall"]["warning"] >= 0.95, scored["missed"]

@@ -61,6 +61,9 @@ def test_an_imperative_opens_its_block():
             assert "imperative" in gates_of(text.lower()), text
 
 
+@pytest.mark.slow
+
+
 def test_texts_that_open_no_block_are_skipped_without_losing_a_finding(monkeypatch):
     # read_text skips a text (or a long text's sentence) when audit_gates.opens says no block
     # can run on it; reading every sentence of every corpus text anyway must find exactly the same.

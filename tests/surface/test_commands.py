@@ -10,6 +10,9 @@ from workbench.cli import main
 from workbench.contracts.surface import load_tools
 from workbench.surface.demo_server import TOOLS
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 def run(capsys, *args):
     code = main(list(args))

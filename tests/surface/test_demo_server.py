@@ -20,6 +20,9 @@ from workbench.surface.pins import pin_changes
 from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):

@@ -72,6 +72,7 @@ class TestGate:
 
 
 class TestEvalGateCommand:
+    @pytest.mark.slow
     def test_exit_codes_0_1_2(self, surface, workbench_cli, offline_env):
         (surface / "selection.yaml").write_text("min_top1: 0.5\n")
         ok = eval_gate(workbench_cli, offline_env, surface)

@@ -21,7 +21,7 @@ from workbench.contracts.surface import load_pins, save_pins
 from workbench.engine.conductor import Conductor
 from workbench.surface.approval import ApprovalPolicy
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.subprocess, pytest.mark.timeout(120)]
 
 #: The refusal of a call pinned to 'a' and offered, unchanged, by 'b'.
 MOVED = (f"pinned to server 'a', offered by 'b': re-pin with `workbench surface approve "

@@ -112,6 +112,8 @@ class TestOverrideMessages:
                                                   "cast=[nobody]"]))
         assert str(err.value).startswith("--set: cast: ") and "'nobody'" in str(err.value)
 
+    @pytest.mark.slow
+
     def test_a_thousand_variants_are_checked_in_seconds(self, config_dir):
         bundle = ConfigBundle.snapshot(config_dir, "oracle-grove")
         grid = build_variants([f"governor.max_ticks={i}" for i in range(1, 1001)])

@@ -12,6 +12,9 @@ from workbench.errors import ConfigError
 from workbench.sweeps import SweepError, sweep
 from workbench.sweeps.cluster import TIMEOUT_ENV, check_address, connect, connect_timeout
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 TIMEOUT = 2.0
 
 

@@ -6,6 +6,9 @@ import sys
 
 import pytest
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 def _sweep(args, env, cwd=None, timeout=180):
     return subprocess.run([sys.executable, "-m", "workbench.cli", "sweep", *args],

@@ -11,6 +11,9 @@ from dask.distributed import Client, LocalCluster
 
 from workbench.sweeps import sweep
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 GRID = dict(seeds="0-3", sets=["governor.max_ticks=3", "agents.fortune-teller.tools=[]",
                                "agents.fortune-teller.tools=[oracle]"])
 

@@ -13,6 +13,9 @@ import pytest
 from workbench.engine.ledger import JsonlLedgerStore
 from workbench.sweeps import SweepError, sweep
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 #: A sweep in its own process that holds the output until the test lets it go: its
 #: progress callback (called with the lock held) waits for a file.
 HOLDER = textwrap.dedent("""

@@ -10,6 +10,9 @@ import pytest
 from workbench.engine.ledger import JsonlLedgerStore
 from workbench.sweeps import RUN_COLUMNS, sweep
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 GRID = dict(seeds="0-3", sets=["governor.max_ticks=3", "governor.max_ticks=5",
                                "agents.fortune-teller.tools=[]"])
 

@@ -9,6 +9,9 @@ from workbench.sweeps.views import (
     violations_heatmap,
 )
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 @pytest.fixture
 def swept(config_dir, tmp_path):

@@ -8,6 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 
 def wb(workbench_cli, env, *args, cwd=None):
     return subprocess.run([*workbench_cli, "test", *args], capture_output=True, text=True,

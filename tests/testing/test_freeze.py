@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from workbench.contracts.config import ConfigTree
 from workbench.testing import check_scenario
 from workbench.testing.freeze import freeze
@@ -56,6 +58,9 @@ class TestFreeze:
         before = path.read_bytes()
         frozen = freeze(config_dir, "oracle-grove")
         assert frozen.diff == "" and not frozen.written and path.read_bytes() == before
+
+
+@pytest.mark.slow
 
 
 def test_the_cli_freeze_exits_1_when_it_would_change_a_block(config_dir, workbench_cli,

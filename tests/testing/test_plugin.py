@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[2]

@@ -77,7 +77,7 @@ class _SharedServers:
 
     def oracle_registry(self):
         if self.registry is None:
-            from workbench.tools.builtins import default_tool_registry
+            from workbench.tools.defaults import default_tool_registry
 
             before = server_children("workbench.tools.mcp.server")
             self.registry = default_tool_registry({"MCP_ORACLE": "1"})

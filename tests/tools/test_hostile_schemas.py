@@ -29,6 +29,9 @@ from workbench.errors import ToolCallError
 from workbench.tools.mcp import MCPConnection, MCPResolver
 from workbench.tools.registry import ToolRegistry
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 SECRET = "SECRET-TOKEN-4242"
 
 

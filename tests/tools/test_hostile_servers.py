@@ -30,6 +30,9 @@ from workbench.errors import ToolCallError, ToolDenied
 from workbench.tools.mcp import MCPConnection, MCPResolver, resolver_for_servers
 from workbench.tools.registry import ToolRegistry
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 TRANSPORTS = ["stdio", "http"]
 #: What the SDK printed on stderr before its records were routed to the connection log.
 STDERR_NOISE = ("Traceback", "Error parsing", "Failed to parse", "never retrieved")

@@ -18,7 +18,8 @@ from mcp_helpers import FLAKY, alive, flaky_requests, free_port, wait_for_port, 
 
 from workbench.contracts.scenario import ServerSpec
 from workbench.errors import CapabilityViolation, ToolCallError, ToolNotFound, WorkbenchError
-from workbench.tools.builtins import default_tool_registry, oracle
+from workbench.tools.builtins import oracle
+from workbench.tools.defaults import default_tool_registry
 from workbench.tools.mcp import (
     MCPConnection,
     MCPResolver,
@@ -26,6 +27,9 @@ from workbench.tools.mcp import (
     split_servers,
 )
 from workbench.tools.registry import ToolRegistry
+
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
 
 
 class Grants:

@@ -24,6 +24,9 @@ from workbench.tools.mcp.env import is_builtin_server
 from workbench.tools.mcp.wire import HINT_DEFAULTS, hints
 from workbench.tools.registry import ToolRegistry
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 # Runs the CLI with every `mcp` import failing, as if the extra were not installed.
 NO_MCP = textwrap.dedent("""
     import importlib.abc, runpy, sys

@@ -30,6 +30,9 @@ from workbench.tools.builtins import oracle
 from workbench.tools.mcp import MCPConnection
 from workbench.tools.mcp.http_server import MAX_SESSIONS
 
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
 LEGACY = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 

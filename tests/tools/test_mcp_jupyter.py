@@ -39,6 +39,10 @@ class Kernel:
         return json.loads(out.strip().splitlines()[-1])
 
 
+#: Starts processes (a kernel, servers): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
+
+
 @pytest.fixture(scope="module")
 def flaky_log(tmp_path_factory: pytest.TempPathFactory):
     """Where the kernel's flaky server logs each request it receives."""

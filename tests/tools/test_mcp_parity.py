@@ -15,8 +15,12 @@ from mcp_helpers import stdio_oracle_servers, wait_gone
 
 from workbench.engine.conductor import Conductor
 from workbench.errors import ToolCallError
-from workbench.tools.builtins import default_tool_registry, register_builtins
+from workbench.tools.builtins import register_builtins
+from workbench.tools.defaults import default_tool_registry
 from workbench.tools.registry import ToolRegistry
+
+#: Starts processes (servers, workers, CLIs): not part of `make test-fast`.
+pytestmark = pytest.mark.subprocess
 
 TICKS = 20
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from tests.widgets.conftest import output_html
 from workbench.errors import ConfigError, ToolCallError
 
@@ -101,6 +103,7 @@ class TestRunner:
 
 
 class TestTransports:
+    @pytest.mark.slow
     def test_mcp_run_gives_the_same_ledger_as_in_process(self, workbench):
         runner = workbench.runner
         runner.ticks.value = 3
@@ -113,6 +116,8 @@ class TestTransports:
             assert len(runner.frames["violations"]) == 3
             hashes[transport] = runner.result.final_hash
         assert hashes["MCP"] == hashes["in-process"]
+
+    @pytest.mark.slow
 
     def test_mcp_tools_are_offered_as_grants_once_mcp_is_used(self, workbench):
         workbench.runner.session.registry_for("MCP")

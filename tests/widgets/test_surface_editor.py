@@ -20,6 +20,7 @@ def tools_bytes(editor: SurfaceEditor) -> bytes:
 
 
 class TestRefusedEdits:
+    @pytest.mark.slow
     def test_refused_schema_edit_shows_its_reason_and_leaves_the_surface_unchanged(self, editor):
         before = tools_bytes(editor)
         schema = json.loads(editor.schema.value)
@@ -135,7 +136,7 @@ class TestAuditBesideTheTool:
 
 class TestSelectionScore:
     def test_the_score_and_the_pending_edits_score_before_apply(self, editor):
-        from workbench.selection import evaluate_surface
+        from workbench.surface.scoring import evaluate_surface
 
         assert editor.score == evaluate_surface(editor.dir, selector=editor.score_selector).top1
         assert f"{editor.score:.3f}" in editor.score_label.value

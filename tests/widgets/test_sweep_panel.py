@@ -1,6 +1,11 @@
 """The sweep panel headless: its fields drive a real sweep, the bar reaches the end."""
 
+import pytest
+
 from workbench.widgets import SweepPanel
+
+
+@pytest.mark.slow
 
 
 def test_run_fills_the_bar_the_table_and_the_heatmap(config_dir, tmp_path):

@@ -150,6 +150,7 @@ class TestInProcess:
 
 
 class TestOverMCP:
+    @pytest.mark.slow
     def test_builtin_server_gives_the_in_process_result(self, session):
         from workbench.widgets import ToolCaller
 
@@ -158,6 +159,8 @@ class TestOverMCP:
         assert outcome.ok, outcome
         assert outcome.transport.startswith("stdio")
         assert outcome.structured_content == oracle("dawn")
+
+    @pytest.mark.slow
 
     def test_nested_schema_form_calls_a_real_server(self, trip_desk):
         from workbench.widgets import Session, ToolCaller
@@ -201,6 +204,9 @@ class TestOverMCP:
             assert [e.kind for e in caller.hand.ledger] == ["tool.denied", "tool.called"]
         finally:
             session.close()
+
+
+@pytest.mark.slow
 
 
 def test_a_self_referencing_server_schema_gives_a_capped_form(config_dir, repo_root):

@@ -42,6 +42,7 @@ def counting(repo_root):
 
 
 class TestTranscriptView:
+    @pytest.mark.slow
     def test_shows_one_agents_conversation_at_one_tick(self, counting):
         from workbench.widgets import TranscriptView
 
@@ -74,6 +75,7 @@ class TestTranscriptView:
 
 
 class TestRunnerWithModels:
+    @pytest.mark.slow
     def test_runner_shows_backends_and_replays_a_shipped_cassette(self, config_dir):
         from workbench.widgets import ScenarioRunner, Session
 

@@ -6,7 +6,7 @@ Commands (``workbench COMMAND --help`` for each)::
     workbench serve [--http PORT]                              (cli/serve.py)
     workbench surface ... | mcp-tool | audit                   (cli/surface.py)
     workbench sweep SCENARIO ...                               (cli/sweep.py)
-    workbench eval DIR ...                                     (workbench.selection.commands)
+    workbench eval DIR ...                                     (cli/eval.py)
     workbench test [CONFIG] ...                                (cli/test.py)
 
 Each module has ``register(subparsers)``, listed in :data:`COMMANDS`, and keeps its imports
@@ -40,7 +40,7 @@ COMMANDS: list[str] = [
     "workbench.cli.serve",
     "workbench.cli.surface",
     "workbench.cli.sweep",
-    "workbench.selection.commands",
+    "workbench.cli.eval",
     "workbench.cli.test",
     "workbench.cli.gateway",
 ]

@@ -165,7 +165,8 @@ def _cmd_mcp_tool(args: argparse.Namespace) -> int:
         candidate, policy = None, {"error": str(exc)}
     out = {"candidate": candidate, "policy": policy, "valid": report}
     if args.tasks is not None:
-        from workbench.selection import evaluate_surface, load_tasks
+        from workbench.selection import load_tasks
+        from workbench.surface.scoring import evaluate_surface
 
         tasks = load_tasks(args.tasks)  # a bad task file is an error, valid or not
         out["score"] = evaluate_surface(args.path, tasks).top1 if report["ok"] else None

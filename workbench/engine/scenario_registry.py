@@ -26,7 +26,8 @@ from typing import Any
 from workbench.contracts.events import TOOL_CALLED
 from workbench.contracts.scenario import ScenarioConfig
 from workbench.errors import WorkbenchError
-from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry
+from workbench.tools.builtins import BUILTIN_TOOLS
+from workbench.tools.defaults import default_tool_registry
 from workbench.tools.registry import ToolRegistry
 
 __all__ = ["guard_registry", "may_retry", "registry_over", "scenario_registry"]

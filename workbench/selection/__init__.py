@@ -9,7 +9,8 @@ selectors on the same tasks report how often they agree (:func:`agreement`).
 ``encoder`` extra, else ``bm25``).
 
 Example:
-    >>> from workbench.selection import compare, evaluate_surface
+    >>> from workbench.selection import compare
+    >>> from workbench.surface.scoring import evaluate_surface
     >>> a = evaluate_surface("terse/", "tasks.jsonl")  # doctest: +SKIP
     >>> b = evaluate_surface("curated/", "tasks.jsonl")  # doctest: +SKIP
     >>> compare(a, b).p_value  # doctest: +SKIP
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 from workbench.selection.ab import Comparison, compare, mcnemar_exact
 from workbench.selection.agreement import Agreement, agreement
-from workbench.selection.evaluate import evaluate, evaluate_surface, surface_specs
+from workbench.selection.evaluate import evaluate
 from workbench.selection.metrics import Case, Evaluation, score
 from workbench.selection.rankers import SELECTORS, default_selector, make_selector
 from workbench.selection.tasks import Task, load_tasks
 
 __all__ = ["SELECTORS", "Agreement", "Case", "Comparison", "Evaluation", "Task", "agreement",
-           "compare", "default_selector", "evaluate", "evaluate_surface", "load_tasks",
-           "make_selector", "mcnemar_exact", "score", "surface_specs"]
+           "compare", "default_selector", "evaluate", "load_tasks",
+           "make_selector", "mcnemar_exact", "score"]

@@ -5,7 +5,7 @@ high agreement between a cheap ranker and a better one says the cheap one is a f
 stand-in on these tasks; the tasks where they part are the ones worth reading.
 
 Example:
-    >>> from workbench.selection import evaluate_surface
+    >>> from workbench.surface.scoring import evaluate_surface
     >>> runs = [evaluate_surface("config/surfaces/watch-house", selector=s)
     ...         for s in ("bm25", "hybrid")]  # doctest: +SKIP
     >>> agreement(runs).all_share  # doctest: +SKIP

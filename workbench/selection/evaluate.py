@@ -1,8 +1,12 @@
-"""Score a curated surface: load its tools as an agent sees them, rank, and measure.
+"""Rank tools for a task set and measure: specs in, an :class:`Evaluation` out.
+
+Pure selection: it knows nothing of surface files (a surface directory is scored by
+:func:`workbench.surface.scoring.evaluate_surface`, which reads the tools as an agent is
+shown them and calls :func:`evaluate`).
 
 Example:
-    >>> from workbench.selection import evaluate_surface
-    >>> result = evaluate_surface("config/surfaces/watch-house")  # doctest: +SKIP
+    >>> from workbench.selection import evaluate
+    >>> result = evaluate(specs, tasks, selector="bm25")  # doctest: +SKIP
     >>> result.top1  # doctest: +SKIP
     0.93
 """
@@ -10,43 +14,18 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from workbench.errors import ConfigError
 from workbench.selection.metrics import Evaluation, score
 from workbench.selection.rankers import Selector, make_selector
-from workbench.selection.tasks import TASKS_FILE, Task, load_tasks
+from workbench.selection.tasks import Task
 from workbench.tools.registry import ToolSpec
 
-__all__ = ["DEFAULT_THRESHOLDS", "entry_specs", "evaluate", "evaluate_surface",
-           "surface_specs"]
+__all__ = ["DEFAULT_THRESHOLDS", "evaluate"]
 
 #: A ranker's best score at or under which it is taken to pick no tool.
 DEFAULT_THRESHOLDS = {"bm25": 0.0, "embedding": 0.1, "model": 0.0}
-
-
-def entry_specs(entries: Sequence[Any], *, show_examples: bool = True) -> list[ToolSpec]:
-    """tools.json entries as an agent is shown them (curated description, examples)."""
-    from workbench.contracts.surface import entry_to_wire
-    from workbench.surface.overlay import curated_spec
-
-    return [curated_spec(entry, entry_to_wire(entry), show_examples=show_examples)
-            for entry in entries]
-
-
-def surface_specs(dir: str | Path, *, show_examples: bool = True) -> list[ToolSpec]:
-    """The tools of a surface directory exactly as an agent is shown them.
-
-    Raises:
-        ConfigError: the directory has no tools.json, or it is invalid.
-    """
-    from workbench.contracts.surface import TOOLS_FILE, load_tools
-
-    if not (Path(dir) / TOOLS_FILE).is_file():
-        raise ConfigError(dir, "", f"no {TOOLS_FILE} here: not a surface directory (see "
-                                   f"`workbench surface import`)")
-    return entry_specs(load_tools(dir), show_examples=show_examples)
 
 
 def evaluate(specs: Sequence[ToolSpec], tasks: Sequence[Task], *,
@@ -78,13 +57,3 @@ def evaluate(specs: Sequence[ToolSpec], tasks: Sequence[Task], *,
         threshold = DEFAULT_THRESHOLDS.get(chosen.name, 0.0)
     return score(tasks, rankings, selector=chosen.name, threshold=threshold, margin=margin,
                  label=label)
-
-
-def evaluate_surface(dir: str | Path, tasks: str | Path | Sequence[Task] | None = None,
-                     **kwargs: Any) -> Evaluation:
-    """:func:`evaluate` a surface directory on ``tasks`` (default: its own tasks.jsonl)."""
-    if tasks is None:
-        tasks = Path(dir) / TASKS_FILE
-    task_list = load_tasks(tasks) if isinstance(tasks, str | Path) else list(tasks)
-    kwargs.setdefault("label", str(dir))
-    return evaluate(surface_specs(dir), task_list, **kwargs)

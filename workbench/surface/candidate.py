@@ -74,6 +74,6 @@ class Candidate:
                 the surface's own ``tasks.jsonl``.
             **options: For :func:`~workbench.selection.evaluate` (``selector=``, ...).
         """
-        from workbench.selection import evaluate_surface
+        from workbench.surface.scoring import evaluate_surface
 
         return evaluate_surface(self.dir, tasks, **options).top1

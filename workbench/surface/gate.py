@@ -87,7 +87,7 @@ def check_gate(dir: str | Path) -> GateVerdict:
     Raises:
         ConfigError: the gate, the tasks or the surface does not load.
     """
-    from workbench.selection import evaluate_surface
+    from workbench.surface.scoring import evaluate_surface
 
     dir = Path(dir)
     gate = load_gate(dir)

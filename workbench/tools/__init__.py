@@ -7,7 +7,8 @@ persistent session per server), the built-in server and the transports. Import t
 side from there: this package stays light (no ``mcp`` import).
 """
 
-from workbench.tools.builtins import BUILTIN_TOOLS, default_tool_registry, register_builtins
+from workbench.tools.builtins import BUILTIN_TOOLS, register_builtins
+from workbench.tools.defaults import default_tool_registry
 from workbench.tools.registry import Guard, ToolRegistry, ToolResolver, ToolSpec, compile_schema
 
 __all__ = [

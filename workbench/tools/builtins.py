@@ -17,13 +17,11 @@ unchanged.
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Mapping
 from typing import Any
 
 from workbench.tools.registry import ToolRegistry
 
-__all__ = ["BUILTIN_TOOLS", "OMENS", "default_tool_registry", "oracle", "register_builtins"]
+__all__ = ["BUILTIN_TOOLS", "OMENS", "oracle", "register_builtins"]
 
 #: The oracle's fixed list of omens; the seed picks one by hash.
 OMENS: tuple[str, ...] = (
@@ -90,23 +88,3 @@ def register_builtins(registry: ToolRegistry) -> ToolRegistry:
     for tool in BUILTIN_TOOLS:
         registry.register(**tool)
     return registry
-
-
-def default_tool_registry(env: Mapping[str, str] | None = None) -> ToolRegistry:
-    """The registry a run uses by default, honouring the MCP environment gate.
-
-    Args:
-        env: Environment to read (``os.environ`` when None).
-
-    Returns:
-        A registry with the built-ins in-process, or with an MCP resolver attached
-        when ``MCP_SERVERS`` or ``MCP_ORACLE=1`` is set.
-    """
-    env = os.environ if env is None else env
-    registry = ToolRegistry()
-    if env.get("MCP_SERVERS", "").strip() or env.get("MCP_ORACLE", "") == "1":
-        from workbench.tools.mcp.env import mcp_resolver_from_env
-
-        registry.attach(mcp_resolver_from_env(env))
-        return registry
-    return register_builtins(registry)

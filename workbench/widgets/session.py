@@ -74,7 +74,7 @@ class Session:
     def __init__(self, config: ConfigTree, registry: ToolRegistry | None = None,
                  mcp_env: dict[str, str] | None = None):
         if registry is None:
-            from workbench.tools.builtins import default_tool_registry
+            from workbench.tools.defaults import default_tool_registry
 
             registry = default_tool_registry(env={})
         self.config = config
@@ -129,7 +129,7 @@ class Session:
             return self.registry
         if transport == "MCP":
             if self._mcp_registry is None:
-                from workbench.tools.builtins import default_tool_registry
+                from workbench.tools.defaults import default_tool_registry
 
                 registry = default_tool_registry(env=self._mcp_env)
                 self._guard(registry)

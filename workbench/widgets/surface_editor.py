@@ -275,7 +275,8 @@ class SurfaceEditor(widgets.VBox):
     def _score_of(self, tools: list[dict[str, Any]]) -> float | None:
         if not self._tasks:
             return None
-        from workbench.selection.evaluate import entry_specs, evaluate
+        from workbench.selection.evaluate import evaluate
+        from workbench.surface.scoring import entry_specs
 
         return evaluate(entry_specs(tools), self._tasks, selector=self.score_selector,
                         strict=False).top1

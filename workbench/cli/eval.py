@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from workbench.errors import ConfigError
-    from workbench.selection import compare, evaluate, load_tasks, surface_specs
+    from workbench.selection import compare, evaluate, load_tasks
+    from workbench.surface.scoring import surface_specs
 
     if args.threshold is not None and not (args.threshold == args.threshold
                                            and abs(args.threshold) != float("inf")):
@@ -97,9 +98,10 @@ def _all(args: argparse.Namespace) -> int:
     import sys
 
     from workbench.errors import ConfigError
-    from workbench.selection import compare, evaluate, load_tasks, surface_specs
+    from workbench.selection import compare, evaluate, load_tasks
     from workbench.selection.agreement import agreement
     from workbench.selection.rankers import OFFLINE_SELECTORS, missing
+    from workbench.surface.scoring import surface_specs
 
     for flag, value in (("--threshold", args.threshold), ("--model", args.model),
                         ("--cassette", args.cassette)):
