@@ -220,3 +220,40 @@ class TestEveryResponse:
         runner.run_button.click()
         assert runner.frames["changes"].empty  # same run twice: nothing changed
         assert "No violation or call changed." in output_html(runner.changes_table.table)
+
+
+class TestFreezeAsTest:
+    """Issue 24: the runner freezes the scenario it shows as its expect: block."""
+
+    def _runner(self, config_dir):
+        from workbench.widgets import ScenarioRunner, Session
+
+        path = config_dir / "scenarios" / "town-square.yaml"
+        path.write_text(path.read_text().split("# What a run must show")[0])
+        return ScenarioRunner(Session.from_config(config_dir), "town-square"), path
+
+    def test_freeze_writes_the_block_and_shows_it(self, config_dir):
+        from workbench.testing import check_scenario
+
+        runner, path = self._runner(config_dir)
+        runner.freeze_button.click()
+        assert runner.last_error is None, runner.last_error
+        assert runner.frozen.written and "expect:" in path.read_text()
+        shown = runner.freeze_output.value
+        assert "Froze town-square (with its final hash)" in shown
+        assert "{agent: herald, tool: oracle, reason: not granted}" in shown
+        assert check_scenario(config_dir, "town-square").ok
+
+    def test_a_changed_block_shows_the_diff_and_is_written_only_when_asked(self, config_dir):
+        runner, path = self._runner(config_dir)
+        runner.freeze()
+        herald = config_dir / "agents" / "herald.yaml"
+        herald.write_text(herald.read_text().replace("tools: []", "tools: [oracle]"))
+        before = path.read_bytes()
+        runner.freeze_button.click()
+        assert path.read_bytes() == before
+        assert "nothing was written" in runner.freeze_output.value
+        assert "wb-freeze-diff" in runner.freeze_output.value
+        runner.freeze_force.value = True
+        runner.freeze_button.click()
+        assert runner.frozen.written and path.read_bytes() != before

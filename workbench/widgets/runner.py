@@ -101,6 +101,15 @@ class ScenarioRunner(widgets.VBox):
         self.run_button = widgets.Button(description="Run", icon="play",
                                          button_style="primary")
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="Progress")
+        self.freeze_button = widgets.Button(
+            description="Freeze as test", icon="check-square-o",
+            tooltip="Run the scenario from its files as `workbench test` does, and write what "
+                    "it did as its expect: block (save manifest edits first)")
+        self.freeze_force = widgets.Checkbox(description="replace an existing block",
+                                             indent=False, layout=widgets.Layout(width="16em"))
+        self.freeze_output = widgets.HTML()
+        #: The last freeze (None before the first).
+        self.frozen: Any = None
         self.summary = widgets.HTML()
         self.approvals = ApprovalPanel(on_approve=self._approve_and_rerun)
         self.violations_title = widgets.HTML("<b>Violations</b>")
@@ -125,6 +134,8 @@ class ScenarioRunner(widgets.VBox):
             self.backends,
             widgets.HBox([self.cassette_mode, self.cassette_path]),
             widgets.HBox([self.run_button, self.progress]),
+            widgets.HBox([self.freeze_button, self.freeze_force]),
+            self.freeze_output,
             self.summary,
             self.error_area,
             self.approvals,
@@ -144,6 +155,7 @@ class ScenarioRunner(widgets.VBox):
 
         self.scenario_select.observe(self._on_scenario, names=["value"])
         self.run_button.on_click(self._on_run)
+        self.freeze_button.on_click(self._on_freeze)
         self.show_payloads.observe(self._on_payloads, names=["value"])
         self._use_defaults(self.scenario_select.value)
         self.clear()
@@ -202,6 +214,38 @@ class ScenarioRunner(widgets.VBox):
             callback(result)
         return result
 
+    def freeze(self, force: bool | None = None) -> Any:
+        """Freeze the selected scenario as a contract test and show the block and the diff.
+
+        The scenario runs from its files, as ``workbench test`` runs it (so save manifest
+        edits first); what it did becomes its ``expect:`` block (see
+        :func:`workbench.testing.freeze.freeze`). A block that exists and would change is
+        written only with ``force`` (the checkbox when None).
+
+        Returns:
+            The :class:`~workbench.testing.freeze.Frozen` record.
+        """
+        from workbench.testing.freeze import freeze
+
+        force = self.freeze_force.value if force is None else force
+        frozen = freeze(self.session.root, self.scenario_select.value, force=force)
+        self.frozen = frozen
+        block = "\n".join(_block_lines(frozen.block))
+        if frozen.written:
+            head = (f"Froze {html.escape(self.scenario_select.value)} "
+                    f"({'with' if frozen.deterministic else 'without'} its final hash); "
+                    f"<code>workbench test</code> now checks:")
+        elif frozen.diff:
+            head = ("The expect: block would change as below; nothing was written. Tick "
+                    "<i>replace an existing block</i> to write it.")
+        else:
+            head = "The expect: block already says what this scenario does."
+        diff = (f"<pre class='wb-freeze-diff'>{html.escape(frozen.diff)}</pre>"
+                if frozen.diff else "")
+        self.freeze_output.value = (f"<div class='wb-freeze'>{head}<pre>"
+                                    f"{html.escape(block)}</pre>{diff}</div>")
+        return frozen
+
     def clear(self) -> None:
         """Forget the shown results (done when another scenario is selected)."""
         self.result = self.previous = None
@@ -216,6 +260,7 @@ class ScenarioRunner(widgets.VBox):
         self.calls_table.clear()
         self.changes_table.clear()
         self.changes_title.layout.display = self.changes_table.layout.display = "none"
+        self.freeze_output.value = ""
         self.ledger_view.show(None)
         self.timeline_output.outputs = ()
 
@@ -328,6 +373,10 @@ class ScenarioRunner(widgets.VBox):
         self.clear()
 
     @guarded
+    def _on_freeze(self, _button: widgets.Button) -> None:
+        self.freeze()
+
+    @guarded
     def _on_payloads(self, _change: dict[str, Any]) -> None:
         self._show_calls()
 
@@ -344,6 +393,19 @@ class ScenarioRunner(widgets.VBox):
     def __repr__(self) -> str:
         last = self.result.ledger.run_id if self.result is not None else None
         return f"ScenarioRunner(scenario={self.scenario_select.value!r}, last_run={last!r})"
+
+
+def _block_lines(block: dict[str, Any]) -> list[str]:
+    """The derived part of an expect: block as it reads in YAML, one record a line."""
+    lines = []
+    for key, value in block.items():
+        if isinstance(value, list):
+            lines.append(f"{key}:")
+            lines.extend("  - {" + ", ".join(f"{k}: {v}" for k, v in item.items()) + "}"
+                         for item in value)
+        else:
+            lines.append(f"{key}: {value}")
+    return lines
 
 
 def _show_timeline(output: widgets.Output, result: RunResult) -> None:
