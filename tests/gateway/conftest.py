@@ -30,3 +30,17 @@ def no_leaked_processes() -> Iterator[None]:
     leaked = (all_server_children() | _gateways()) - before
     leaked = {pid for pid in leaked if not wait_gone(pid, timeout=5.0)}
     assert not leaked, f"processes outlived their tests: {leaked}"
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """Node.js and the npm packages in external/ (``make node`` installs them)."""
+    import shutil
+
+    from mcp_helpers import EVERYTHING, INSPECTOR
+
+    exe = shutil.which("node")
+    assert exe, "Node.js is needed for the external MCP peers; install it (apt-get install nodejs)"
+    assert EVERYTHING.exists() and INSPECTOR.exists(), (
+        "external MCP peers missing; run `make node` (cd external && npm install)")
+    return exe
