@@ -109,9 +109,11 @@ def freeze(config: ConfigTree | str | Path, name: str, *, force: bool = False) -
     if spec.expect is None:
         changes = {k: v for k, v in changes.items() if v is not DELETE}
     after = updated_yaml(before, {"expect": changes}, flow_maps=True)
+    # Named as the config names it, so a diff reads the same on every machine.
+    label = f"scenarios/{name}.yaml"
     diff = "".join(difflib.unified_diff(before.splitlines(keepends=True),
                                         after.splitlines(keepends=True),
-                                        f"{path} (now)", f"{path} (frozen)"))
+                                        f"{label} (now)", f"{label} (frozen)"))
     existed = spec.expect is not None
     write = bool(diff) and (force or not existed)
     if write:
