@@ -277,6 +277,25 @@ ROWS = [
     R("eval-threshold-nan", "eval", "{T}/s_ok", "--threshold", "nan", says="--threshold"),
     R("eval-against-missing", "eval", "{T}/s_ok", "--against", "{T}/nope", says="{T}/nope"),
     # -- no command ---------------------------------------------------------------------
+    # -- gateway ------------------------------------------------------------------------
+    R("gateway-no-agent", "gateway", "watch-house", says="--agent"),
+    R("gateway-unknown-scenario", "gateway", "nope", "--agent", "timekeeper", "--ledger",
+      "{T}/gw.jsonl", says="nope"),
+    R("gateway-agent-not-in-cast", "gateway", "watch-house", "--agent", "clerk", "--ledger",
+      "{T}/gw.jsonl", says="'clerk' is not in scenario 'watch-house'"),
+    R("gateway-ledger-exists", "gateway", "watch-house", "--agent", "timekeeper", "--ledger",
+      "{T}/file.txt", says="{T}/file.txt"),
+    R("gateway-ledger-under-file", "gateway", "watch-house", "--agent", "timekeeper",
+      "--ledger", "{T}/file.txt/gw.jsonl", says="{T}/file.txt"),
+    R("gateway-port-bad", "gateway", "watch-house", "--agent", "timekeeper", "--http",
+      "70000", says="--http"),
+    R("gateway-approval-timeout-bad", "gateway", "watch-house", "--agent", "timekeeper",
+      "--ledger", "{T}/gw.jsonl", env={"WORKBENCH_GATEWAY_APPROVAL_TIMEOUT": "-1"},
+      says="WORKBENCH_GATEWAY_APPROVAL_TIMEOUT"),
+    R("gateway-print-config-unknown-host", "gateway", "watch-house", "--agent",
+      "timekeeper", "--print-config", "emacs", says="--print-config"),
+    R("gateway-print-config-claude-http", "gateway", "watch-house", "--agent", "timekeeper",
+      "--print-config", "claude", "--http", "8765", says="stdio"),
     R("unknown-command", "frobnicate", says="frobnicate"),
 ]
 
