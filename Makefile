@@ -18,10 +18,13 @@ help:
 	@echo "make test-fast - the inner loop: no browser, no npm servers, no notebooks"
 
 # The virtual environment and every Python package the tests and tutorials need.
+# pip's own lines are the install's progress (a first install takes a minute or two).
 $(STAMP): pyproject.toml
+	@echo "== installing the workbench and its Python packages into $(VENV) (first time: a minute or two)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+	$(PY) -m pip install --disable-pip-version-check --progress-bar on -e ".[dev]"
 	touch $(STAMP)
+	@echo "== Python packages installed"
 
 install: $(STAMP)
 
@@ -29,6 +32,7 @@ install: $(STAMP)
 # Not `npm ci`: it rejects this lock for an optional Windows-only package of a transitive
 # dependency that npm leaves out of the lock; `install --no-save` follows the lock as is.
 $(NODE_STAMP): external/package.json external/package-lock.json
+	@echo "== installing the npm MCP servers into external/node_modules"
 	cd external && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
@@ -53,8 +57,15 @@ test-fast: install
 
 # The token is JupyterLab's password for this session: made here (or LAB_TOKEN=...), so the
 # URL printed first is the one to open. port_retries=0: a busy port fails rather than
-# silently moving the server away from the printed URL.
+# silently moving the server away from the printed URL. JupyterLab asks every new user
+# whether to fetch its news, in a toast over the bottom right of every page until answered:
+# the venv's overrides.json answers "no" by default (Settings can still turn it on), and
+# news_url=None keeps the server from fetching any.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 lab: install node
+	@test -f $(LAB_OVERRIDES) || { mkdir -p $(dir $(LAB_OVERRIDES)) && \
+	  echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+	  > $(LAB_OVERRIDES); }
 	@token=$${LAB_TOKEN:-$$($(PY) -c 'import secrets; print(secrets.token_hex(24))')}; \
 	echo ""; \
 	echo "  JupyterLab: open http://127.0.0.1:$(LAB_PORT)/lab?token=$$token"; \
@@ -63,7 +74,7 @@ lab: install node
 	exec $(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) \
 	  --ServerApp.port_retries=0 --IdentityProvider.token="$$token" \
 	  $$(test "$$(id -u)" = 0 && echo --allow-root) \
-	  --ServerApp.root_dir=notebooks
+	  --ServerApp.root_dir=notebooks --LabApp.news_url=None
 
 demo: install
 	$(VENV)/bin/workbench run oracle-grove --ticks 5
