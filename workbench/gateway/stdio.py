@@ -16,10 +16,11 @@ back on exit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 __all__ = ["bounded_stdio"]
@@ -82,11 +83,13 @@ async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[A
             message = exc
         await to_server.send(message)
 
+    read_chunk = await _reader(source)
+    write_bytes = await _writer(sink)
+
     async def read() -> None:
         buffer, size, over = bytearray(), 0, False
         async with to_server, replies:
-            while chunk := await anyio.to_thread.run_sync(source.read, _CHUNK,
-                                                          abandon_on_cancel=True):
+            while chunk := await read_chunk():
                 while chunk:
                     cut = chunk.find(b"\n")
                     part, chunk = (chunk, b"") if cut < 0 else (chunk[:cut], chunk[cut + 1:])
@@ -109,8 +112,7 @@ async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[A
                 data = session_message.message.model_dump_json(by_alias=True,
                                                                exclude_unset=True)
                 try:
-                    await anyio.to_thread.run_sync(_write_all, sink,
-                                                   data.encode("utf-8") + b"\n")
+                    await write_bytes(data.encode("utf-8") + b"\n")
                 except OSError:
                     return  # the host stopped reading (it went away): nothing to answer
 
@@ -129,6 +131,50 @@ async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[A
         for handle in (source, sink):
             with contextlib.suppress(OSError):
                 handle.close()
+
+
+async def _reader(source: Any) -> Callable[[], Awaitable[bytes]]:
+    """``read() -> chunk`` (empty at the end) of ``source``, on the event loop if it can be.
+
+    A pipe or terminal is read by the loop itself; anything else (a regular file) in a
+    worker thread. Each thread hop costs a call time, and a host talks through pipes.
+    """
+    import asyncio
+
+    import anyio
+
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader(limit=_CHUNK)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream), source)
+    except (ValueError, OSError):
+        return functools.partial(anyio.to_thread.run_sync, source.read, _CHUNK,
+                                 abandon_on_cancel=True)
+    return functools.partial(stream.read, _CHUNK)
+
+
+async def _writer(sink: Any) -> Callable[[bytes], Awaitable[None]]:
+    """``write(data)`` to ``sink``, on the event loop if it can be (see :func:`_reader`)."""
+    import asyncio
+    from asyncio.streams import FlowControlMixin
+
+    import anyio
+
+    loop = asyncio.get_running_loop()
+    try:
+        # FlowControlMixin: what StreamWriter.drain waits on when the host reads slowly.
+        transport, protocol = await loop.connect_write_pipe(FlowControlMixin, sink)
+    except (ValueError, OSError):
+        return functools.partial(anyio.to_thread.run_sync, _write_all, sink)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+
+    async def write(data: bytes) -> None:
+        if transport.is_closing():
+            raise BrokenPipeError("the host closed its end")
+        writer.write(data)
+        await writer.drain()
+
+    return write
 
 
 def _write_all(sink: Any, data: bytes) -> None:

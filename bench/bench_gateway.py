@@ -1,0 +1,301 @@
+"""Benchmark: a call through ``workbench gateway`` against the same server called directly.
+
+Run ``python bench/bench_gateway.py`` (``--quick`` for a smoke run). One host, the raw SDK
+``Client``, calls the built-in server's ``oracle`` two ways in the same run:
+
+* directly: the server over stdio (``python -m workbench.tools.mcp.server``), or over
+  Streamable HTTP (``workbench serve --http``);
+* through the gateway: ``workbench gateway`` over stdio, its upstream that same server
+  command over stdio; or ``workbench gateway --http``, its upstream that same HTTP server
+  process. The scenario puts a curated surface in front and marks the server trusted
+  (``readOnlyHint`` believed, so no approval), so every call takes the whole contract path:
+  grant check, overlay and pin check, approval rule, schema, dispatch, ledger and calls
+  log flushed.
+
+It measures, interleaved in small blocks so machine noise hits both alike:
+
+* per-call latency (medians), target <= 1.15x direct, stdio and HTTP;
+* calls per second with 8 calls in flight over HTTP (and stdio), target >= 0.9x direct;
+* the same per-call figure for a server call that takes ~20 ms (the flaky test server's
+  ``sleep``), to show the gateway's cost is a fixed one per call;
+* where that fixed cost goes: the gateway's own work in-process (``GatewayCalls.call``)
+  against ``ToolRegistry.call`` on the same connection.
+
+It prints a table and writes ``bench/results/gateway.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_mcp import RawClient, _pct  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results" / "gateway.json"
+REPO = Path(__file__).resolve().parent.parent
+FLAKY = REPO / "tests" / "tools" / "servers" / "flaky_server.py"
+TARGET_RATIO = 1.15
+TARGET_THROUGHPUT = 0.9
+IN_FLIGHT = 8
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"process exited ({proc.returncode}) before listening")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def write_config(root: Path, http_url: str) -> Path:
+    """Agent ``bencher`` (granted oracle and sleep) in three scenarios, each with a surface."""
+    from workbench.contracts.surface import entry_from_wire, save_tools
+    from workbench.tools.builtins import register_builtins
+    from workbench.tools.registry import ToolRegistry
+
+    config = root / "config"
+    (config / "agents").mkdir(parents=True)
+    (config / "scenarios").mkdir()
+    (config / "agents" / "bencher.yaml").write_text(
+        "name: bencher\nrole: worker\ntools: [oracle, sleep]\n")
+    oracle = register_builtins(ToolRegistry()).spec("oracle").to_wire()
+    save_tools(config / "surfaces" / "oracle", [dict(entry_from_wire(oracle),
+                                                     description="Curated: read an omen.")])
+    sleep = {"name": "sleep", "description": "Curated: sleep, then answer.", "parameters": {
+        "type": "object", "properties": {"seconds": {"type": "number"}},
+        "required": ["seconds"]}}
+    save_tools(config / "surfaces" / "flaky", [sleep])
+    servers = {
+        "bench-stdio": ({"name": "workbench", "command": "python -m workbench.tools.mcp.server"},
+                        "surfaces/oracle"),
+        "bench-http": ({"name": "workbench", "url": http_url, "trusted": True},
+                       "surfaces/oracle"),
+        "bench-slow": ({"name": "flaky", "command": f"python {FLAKY}", "trusted": True},
+                       "surfaces/flaky"),
+    }
+    for name, (server, surface) in servers.items():
+        (config / "scenarios" / f"{name}.yaml").write_text(
+            f"name: {name}\ntitle: Bench\ndefault_seed: 1\ngenesis_text: 'bench {{seed}}'\n"
+            f"cast: [bencher]\nservers: [{json.dumps(server)}]\nsurface: {surface}\n")
+    return config
+
+
+def gateway_argv(config: Path, scenario: str, ledger: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "workbench.cli", "gateway", scenario, "--agent", "bencher",
+            "--config", str(config), "--ledger", str(ledger), "--approve", "sleep", *extra]
+
+
+def stdio(argv: list[str]) -> Any:
+    from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    errlog = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the benchmark
+    return stdio_client(StdioServerParameters(command=argv[0], args=argv[1:], cwd=str(REPO)),
+                        errlog=errlog)
+
+
+def per_call(direct: RawClient, gateway: RawClient, tool: str, args: Any, block: int,
+             rounds: int) -> dict[str, Any]:
+    """Alternate blocks of calls (direct, gateway; then gateway, direct)."""
+    times: dict[str, list[float]] = {"direct": [], "gateway": []}
+    counter = iter(range(10**9))
+
+    async def run_block(client: RawClient, into: list[float]) -> None:
+        for _ in range(block):
+            started = time.perf_counter()
+            result = await client.client.call_tool(tool, args(next(counter)))
+            into.append(time.perf_counter() - started)
+            assert not result.is_error, result
+
+    order = [("direct", direct), ("gateway", gateway)]
+    for _name, client in order:  # warm both (first-call imports, caches)
+        client.run(run_block(client, []))
+    for r in range(rounds):
+        for name, client in (order if r % 2 == 0 else order[::-1]):
+            client.run(run_block(client, times[name]))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {"calls_each": len(times["direct"]),
+            "direct_median_ms": med["direct"] * 1000,
+            "direct_p90_ms": _pct(times["direct"], 0.9) * 1000,
+            "gateway_median_ms": med["gateway"] * 1000,
+            "gateway_p90_ms": _pct(times["gateway"], 0.9) * 1000,
+            "added_ms": (med["gateway"] - med["direct"]) * 1000,
+            "ratio": med["gateway"] / med["direct"]}
+
+
+def throughput(direct: RawClient, gateway: RawClient, calls: int, rounds: int = 3
+               ) -> dict[str, Any]:
+    """Calls per second with :data:`IN_FLIGHT` calls in flight, best of ``rounds`` each."""
+
+    async def burst(client: RawClient) -> float:
+        sem = asyncio.Semaphore(IN_FLIGHT)
+
+        async def one(i: int) -> None:
+            async with sem:
+                await client.client.call_tool("oracle", {"seed": f"f{i}"})
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(calls)))
+        return calls / (time.perf_counter() - started)
+
+    best = {"direct": 0.0, "gateway": 0.0}
+    for _ in range(rounds):
+        for name, client in (("direct", direct), ("gateway", gateway)):
+            best[name] = max(best[name], client.run(burst(client)))
+    return {"in_flight": IN_FLIGHT, "calls": calls,
+            "direct_calls_per_s": best["direct"], "gateway_calls_per_s": best["gateway"],
+            "ratio": best["gateway"] / best["direct"]}
+
+
+def own_work(config: Path, root: Path, n: int) -> dict[str, Any]:
+    """The gateway's own work per call, in-process: GatewayCalls.call vs ToolRegistry.call."""
+    from workbench.gateway import Gateway
+
+    gateway = Gateway.open(config, "bench-stdio", "bencher", ledger=root / "own.jsonl",
+                           note=lambda line: None)
+    try:
+        registry, manifest = gateway.contract.registry, gateway.contract.manifest
+        samples: dict[str, list[float]] = {"registry": [], "gateway": []}
+        for i in range(n):
+            for name in ("registry", "gateway"):
+                started = time.perf_counter()
+                if name == "registry":
+                    registry.call("bencher", manifest, "oracle", {"seed": f"o{i}"})
+                else:
+                    gateway.calls.call("oracle", {"seed": f"o{i}"})
+                samples[name].append(time.perf_counter() - started)
+    finally:
+        gateway.close("bench over")
+    med = {k: statistics.median(v) * 1000 for k, v in samples.items()}
+    return {"calls_each": n, "registry_median_ms": med["registry"],
+            "gateway_calls_median_ms": med["gateway"],
+            "added_ms": med["gateway"] - med["registry"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer calls, for a smoke run")
+    args = parser.parse_args()
+    block, rounds, flight, slow_rounds, own = (10, 6, 160, 2, 50) if args.quick else \
+        (10, 60, 800, 8, 400)
+    root = Path(tempfile.mkdtemp(prefix="bench-gateway-"))
+    procs: list[subprocess.Popen[bytes]] = []
+    results: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "cpus": _cpus(),
+                    "platform": platform.platform()},
+        "target_ratio": TARGET_RATIO, "target_throughput": TARGET_THROUGHPUT}
+    try:
+        up_port = free_port()
+        upstream = subprocess.Popen([sys.executable, "-m", "workbench.cli", "serve", "--http",
+                                     str(up_port)], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+        procs.append(upstream)
+        wait_port(up_port, upstream)
+        up_url = f"http://127.0.0.1:{up_port}/mcp"
+        config = write_config(root, up_url)
+        oracle = lambda i: {"seed": f"s{i}"}  # noqa: E731
+
+        direct = RawClient(stdio([sys.executable, "-m", "workbench.tools.mcp.server"]))
+        gateway = RawClient(stdio(gateway_argv(config, "bench-stdio", root / "stdio.jsonl")))
+        try:
+            results["stdio"] = per_call(direct, gateway, "oracle", oracle, block, rounds)
+            results["stdio_in_flight"] = throughput(direct, gateway, flight)
+        finally:
+            gateway.close()
+            direct.close()
+
+        gw_port = free_port()
+        served = subprocess.Popen(
+            gateway_argv(config, "bench-http", root / "http.jsonl", "--http", str(gw_port)),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+        procs.append(served)
+        wait_port(gw_port, served)
+        direct = RawClient(up_url)
+        gateway = RawClient(f"http://127.0.0.1:{gw_port}/mcp")
+        try:
+            results["http"] = per_call(direct, gateway, "oracle", oracle, block, rounds)
+            results["http_in_flight"] = throughput(direct, gateway, flight)
+        finally:
+            gateway.close()
+            direct.close()
+
+        wait = lambda i: {"seconds": 0.02}  # noqa: E731
+        direct = RawClient(stdio([sys.executable, str(FLAKY)]))
+        gateway = RawClient(stdio(gateway_argv(config, "bench-slow", root / "slow.jsonl")))
+        try:
+            results["stdio_20ms_server"] = per_call(direct, gateway, "sleep", wait, block,
+                                                    slow_rounds)
+        finally:
+            gateway.close()
+            direct.close()
+        results["gateway_own_work"] = own_work(config, root, own)
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        shutil.rmtree(root, ignore_errors=True)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    report(results)
+
+
+def report(r: dict[str, Any]) -> None:
+    print(f"\n== gateway ({r['machine']['cpus']} CPUs, Python {r['machine']['python']}) ==")
+    print(f"{'per call (median)':<34}{'direct':>10}{'gateway':>10}{'added':>9}{'ratio':>7}"
+          f"  target")
+    for key, label in (("stdio", "stdio"), ("http", "Streamable HTTP"),
+                       ("stdio_20ms_server", "stdio, a ~20 ms server call")):
+        row = r[key]
+        verdict = "ok" if row["ratio"] <= TARGET_RATIO else "OVER"
+        print(f"{label:<34}{row['direct_median_ms']:>8.2f}ms{row['gateway_median_ms']:>8.2f}ms"
+              f"{row['added_ms']:>7.2f}ms{row['ratio']:>7.3f}  <= {TARGET_RATIO} {verdict}")
+    print(f"{f'{IN_FLIGHT} calls in flight (calls/s)':<34}{'direct':>10}{'gateway':>10}"
+          f"{'':>9}{'ratio':>7}  target")
+    for key, label in (("http_in_flight", "Streamable HTTP"), ("stdio_in_flight", "stdio")):
+        row = r[key]
+        verdict = "ok" if row["ratio"] >= TARGET_THROUGHPUT else "UNDER"
+        print(f"{label:<34}{row['direct_calls_per_s']:>10.0f}{row['gateway_calls_per_s']:>10.0f}"
+              f"{'':>9}{row['ratio']:>7.3f}  >= {TARGET_THROUGHPUT} {verdict}")
+    own = r["gateway_own_work"]
+    print(f"the gateway's own work per call (in-process, same connection): "
+          f"{own['gateway_calls_median_ms']:.2f} ms against ToolRegistry.call's "
+          f"{own['registry_median_ms']:.2f} ms (+{own['added_ms']:.2f} ms: ledger, calls "
+          f"log, flush)")
+    print(f"wrote {RESULTS}")
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
