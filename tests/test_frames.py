@@ -112,3 +112,75 @@ class TestSelectionFrames:
         assert list(confusion.index) == list(confusion.columns) == ["a", "b", "(none)"]
         assert confusion.loc["b", "a"] == 1 and confusion.loc["(none)", "(none)"] == 1
         assert confusion.to_numpy().sum() == 3
+
+
+class TestOneDisplayStyle:
+    """frame_html: how every frame the workbench returns is shown (issue 30 item 2)."""
+
+    def test_hashes_are_shortened_on_screen_and_exact_in_the_frame(self, repo_root):
+        from workbench.frames import HASH_SHOWN, frame_html
+
+        frame = ledger_frame(run(repo_root / "config", ticks=1))
+        full = frame["hash"].iloc[0]
+        shown = frame_html(frame)
+        assert len(full) == 64 and full not in shown.replace(f'title="{full}"', "")
+        assert f">{full[:HASH_SHOWN]}…<" in shown
+        assert f'title="{full}"' in shown  # the whole hash on hover
+        assert frame["hash"].str.len().eq(64).all()  # the data is untouched
+
+    def test_a_meaningful_index_is_a_column_and_a_default_one_is_not(self):
+        import pandas as pd
+
+        from workbench.frames import frame_html
+
+        latency = pd.DataFrame({"median_ms": [0.003, 7.4]}, index=["in-process", "stdio"])
+        shown = frame_html(latency)
+        assert ">in-process<" in shown and ">stdio<" in shown
+        plain = frame_html(pd.DataFrame({"a": ["x", "y"]}))
+        assert ">0<" not in plain and ">1<" not in plain
+
+    def test_a_crosstab_keeps_its_row_labels_and_axis_names(self):
+        import pandas as pd
+
+        from workbench.frames import frame_html
+
+        table = pd.crosstab(pd.Series(["a", "b"], name="expected"),
+                            pd.Series(["a", "a"], name="picked"))
+        shown = frame_html(table)
+        assert "expected" in shown and "picked" in shown
+        assert shown.count(">a<") >= 2 and ">b<" in shown  # a row label and a column label
+
+    def test_a_huge_cell_is_collapsed_with_its_size_not_cut_with_dots(self):
+        import pandas as pd
+
+        from workbench.frames import CELL_MAX, frame_html
+
+        big = "x" * 200_000
+        frame = pd.DataFrame({"tool": ["echo"], "result": [big]})
+        shown = frame_html(frame)
+        assert "<details" in shown and "200,000 characters" in shown
+        assert len(shown) < CELL_MAX + 2_000  # not 200,000 characters sent to the page
+        assert "more characters not shown" in shown
+        assert "..." not in shown
+        assert frame["result"].iloc[0] == big
+
+    def test_a_long_cell_wraps_in_any_column(self):
+        import pandas as pd
+
+        from workbench.frames import frame_html
+
+        text = "a description long enough that a table of it must wrap on a screen, " * 2
+        shown = frame_html(pd.DataFrame({"note": [text], "id": ["fortune-teller"]}))
+        note_cell = shown.split("<td", 2)[1]
+        assert "white-space:nowrap" not in note_cell
+        id_cell = shown.split("<td", 3)[2]
+        assert "white-space:nowrap" in id_cell  # a name does not break at its hyphen
+
+    def test_row_numbers_left_by_a_filter_are_not_a_column(self):
+        import pandas as pd
+
+        from workbench.frames import frame_html
+
+        frame = pd.DataFrame({"tool": ["a", "b", "c"], "hit": [True, False, False]})
+        shown = frame_html(frame[~frame["hit"]])
+        assert shown.count("<th style") == 2 and ">1<" not in shown and ">2<" not in shown

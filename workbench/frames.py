@@ -35,6 +35,7 @@ __all__ = [
     "findings_frame",
     "frame_html",
     "ledger_frame",
+    "long_text_html",
     "selection_frame",
     "tools_frame",
     "use_readable_tables",
@@ -301,30 +302,106 @@ def _surface_tools(value: Any) -> list[Any]:
 
 
 # -- display ------------------------------------------------------------------------------
+#: Hex characters of a hash shown in a table (12 identify an event or a run among millions);
+#: the whole hash is the cell's tooltip, and the frame keeps all 64.
+HASH_SHOWN = 12
+#: A cell longer than this is shown collapsed: its first :data:`COLLAPSED_HEAD` characters
+#: and its size, expanded by a click. A table stays a table even when one result is a page.
+COLLAPSE_AT = 300
+#: The characters a collapsed cell shows before it is expanded.
+COLLAPSED_HEAD = 160
+#: The most of one cell's text a table sends to the page, expanded. A 10 MB result would
+#: make the notebook and the browser slow; the rest is counted, and the frame holds it all.
+CELL_MAX = 20_000
+#: A text cell longer than this wraps whatever its column (names and kinds are shorter).
+WRAP_AT = 60
+_HEX = frozenset("0123456789abcdef")
+
+
 def frame_html(frame: pd.DataFrame, css: str = "", wrap: tuple[str, ...] = ()) -> str:
-    """A DataFrame as an HTML table that reads well in JupyterLab.
+    """A DataFrame as an HTML table that reads well in JupyterLab: the one display style.
 
     Text is left-aligned and numbers right-aligned (Lab right-aligns every cell), missing
-    values are blank rather than ``<NA>``, and only the ``wrap`` columns may wrap: an
-    agent called ``fortune-teller`` should not break at its hyphen. Styles are inline
-    because Lab's sanitizer drops ``<style>`` elements from untrusted notebooks' outputs.
+    values are blank rather than ``<NA>``, dicts and lists are JSON. A default index
+    (0, 1, 2, ...) is left out; an index that means something (tool names, a crosstab's
+    rows) is the first column. Hash columns (``hash``, ``*_hash``) show their first
+    :data:`HASH_SHOWN` characters with the whole hash as the tooltip. Only the ``wrap``
+    columns and cells longer than :data:`WRAP_AT` may wrap: an agent called
+    ``fortune-teller`` should not break at its hyphen. A cell longer than
+    :data:`COLLAPSE_AT` is collapsed (click to expand), never cut with ``...``. Only the
+    display changes: the frame's data stays exact. Styles are inline because Lab's
+    sanitizer drops ``<style>`` elements from untrusted notebooks' outputs.
     """
     pd = _pandas()
-    styles = []
-    for col in frame.columns:
-        numeric = pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(
-            frame[col])
+    # (header, values) per shown column: the index's levels first when they mean something.
+    columns: list[tuple[str, Any]] = []
+    if not _default_index(frame.index):
+        names = [str(n) if n is not None else "" for n in frame.index.names]
+        if frame.columns.name is not None and len(names) == 1:
+            # A crosstab: "expected \ picked" names both axes in the corner.
+            names[0] = " \\ ".join(filter(None, (names[0], str(frame.columns.name))))
+        for level, name in enumerate(names):
+            columns.append((name, frame.index.get_level_values(level)))
+    columns += [(str(col), frame.iloc[:, i]) for i, col in enumerate(frame.columns)]
+    styles, hashes = [], []
+    for name, values in columns:
+        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(
+            values)
         style = f"text-align:{'right' if numeric else 'left'};vertical-align:top"
-        styles.append(style + ("" if col in wrap else ";white-space:nowrap"))
-    head = "".join(f'<th style="{st}">{html.escape(str(col))}</th>'
-                   for col, st in zip(frame.columns, styles, strict=True))
+        styles.append(style + ("" if name in wrap else ";white-space:nowrap"))
+        hashes.append(name == "hash" or name.endswith("_hash"))
+    headers = [name for name, _ in columns]
+    rows = zip(*(list(values) for _, values in columns), strict=True) if columns else ()
+    head = "".join(f'<th style="{st}">{html.escape(h)}</th>'
+                   for h, st in zip(headers, styles, strict=True))
     body = "".join(
-        "<tr>" + "".join(f'<td style="{st}">{html.escape(_cell(value))}</td>'
-                         for value, st in zip(row, styles, strict=True)) + "</tr>\n"
-        for row in frame.itertuples(index=False, name=None)
+        "<tr>" + "".join(_td(value, st, is_hash)
+                         for value, st, is_hash in zip(row, styles, hashes, strict=True))
+        + "</tr>\n"
+        for row in rows
     )
     return (f'<table class="dataframe {css}"><thead><tr class="wb-head">{head}</tr></thead>'
             f"<tbody>\n{body}</tbody></table>")
+
+
+def _default_index(index: Any) -> bool:
+    """Whether ``index`` is row numbers (0, 1, 2, ..., or what is left of them after a filter).
+
+    Such an index says nothing a reader needs; a named one, or one of labels (tool names,
+    a crosstab's rows), does.
+    """
+    pd = _pandas()
+    return index.nlevels == 1 and index.name is None and pd.api.types.is_integer_dtype(index)
+
+
+def _td(value: Any, style: str, is_hash: bool) -> str:
+    """One cell: a hash shortened, a long text wrapped, a very long one collapsed."""
+    text = _cell(value)
+    if is_hash and len(text) > HASH_SHOWN and set(text) <= _HEX:
+        return (f'<td style="{style}" title="{html.escape(text, quote=True)}">'
+                f"{text[:HASH_SHOWN]}…</td>")
+    if len(text) > WRAP_AT:
+        style = style.replace(";white-space:nowrap", "")
+    return f'<td style="{style}">{long_text_html(text)}</td>'
+
+
+def long_text_html(text: str, css: str = "wb-more") -> str:
+    """``text`` escaped for HTML; past :data:`COLLAPSE_AT` characters, collapsed.
+
+    The collapsed form shows the first :data:`COLLAPSED_HEAD` characters and the size;
+    a click opens at most :data:`CELL_MAX` characters, and says how many more there are.
+    Widgets use it for results and messages as tables use it for cells.
+    """
+    if len(text) <= COLLAPSE_AT:
+        return html.escape(text)
+    body = html.escape(text[:CELL_MAX])
+    if len(text) > CELL_MAX:
+        body += (f"<br><i>… {len(text) - CELL_MAX:,} more characters not shown: export the "
+                 f"table, or read the value in code</i>")
+    return (f'<details class="{css}"><summary style="cursor:pointer">'
+            f"{html.escape(text[:COLLAPSED_HEAD])}… <i>({len(text):,} characters: click to "
+            f"read)</i></summary><div style='white-space:pre-wrap;overflow-wrap:anywhere;"
+            f"max-width:60em'>{body}</div></details>")
 
 
 def _cell(value: Any) -> str:
@@ -341,15 +418,16 @@ def _cell(value: Any) -> str:
 
 #: Columns of free text, allowed to wrap when shown (names, kinds and agents never wrap).
 PROSE_COLUMNS = frozenset({"summary", "payload", "params", "result", "detail", "description",
-                           "evidence", "before", "after", "reason", "fields"})
+                           "evidence", "before", "after", "reason", "fields", "query"})
 
 
 def use_readable_tables(max_rows: int = 60) -> None:
     """Show every DataFrame in this notebook as :func:`frame_html` does (call it once).
 
-    Text columns left-aligned, blanks instead of ``<NA>``; long frames show their first
-    and last rows, as pandas does. Installed as IPython's HTML formatter for DataFrames,
-    so ending a cell with a frame is enough. Does nothing outside IPython.
+    Text columns left-aligned, blanks instead of ``<NA>``, hashes shortened, long cells
+    wrapped or collapsed, no default index; long frames show their first and last rows, as
+    pandas does. Installed as IPython's HTML formatter for DataFrames, so ending a cell
+    with a frame is enough. Does nothing outside IPython.
     """
     pd = _pandas()
     try:
