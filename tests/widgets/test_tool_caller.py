@@ -274,3 +274,39 @@ def test_close_closes_every_widget_below(session):
     assert len(everything) > 50 and all(w.comm is not None for w in everything)
     caller.close()
     assert [w for w in everything if w.comm is not None] == []
+
+
+class TestNothingStale:
+    """What the caller shows belongs to what is selected (issue 30 item 3)."""
+
+    def test_choosing_another_agent_or_tool_clears_the_last_outcome(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        refused = caller.call({"seed": "the market"}, agent="herald", tool="oracle")
+        assert refused.denied and "Refused" in caller.status.value
+        caller.select(agent="fortune-teller")
+        assert caller.status.value == ""
+        assert caller.result_output.outputs == ()
+        assert caller.history.matches == 1  # the calls made here stay listed below
+
+    def test_choosing_another_source_clears_the_outcome_and_the_error(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.call_button.click()  # the seed is empty: a form error is shown
+        assert caller.error_area.outputs
+        caller.call({"seed": "dawn"})
+        caller.form.field("seed").box.value = ""
+        caller.call_button.click()
+        assert caller.error_area.outputs and caller.status.value == ""
+        caller.agent_select.value = "herald"
+        assert caller.error_area.outputs == () and caller.result_output.outputs == ()
+
+    def test_an_approval_ticked_for_one_tool_does_not_carry_to_the_next(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.approve.value = True
+        caller.select(source="MCP")
+        assert caller.approve.value is False

@@ -11,6 +11,8 @@ the call made. A refused call shows the refusal and is recorded as ``tool.denied
 
 A tool the surface hides is listed too, marked *hidden*, so the refusal can be seen. A
 tool an untrusted server offers needs approval, as in a run: tick *Approve this call*.
+The caller shows only what belongs to what is selected: choosing another source, agent or
+tool clears the last outcome, and a tick given for one tool does not carry to the next.
 
 From code (a scripted notebook, a test)::
 
@@ -248,6 +250,8 @@ class ToolCaller(widgets.VBox):
             return
         hidden = choice.endswith(_HIDDEN)
         name = choice[: -len(_HIDDEN)] if hidden else choice
+        # A yes is for the tool it was given to: another tool starts unapproved.
+        self.approve.value = False
         spec = self._hidden[name] if hidden else self.registry.spec(name)
         self.spec = spec
         annotations = dict(spec.annotations or {})
@@ -312,17 +316,26 @@ class ToolCaller(widgets.VBox):
         self.history.go_to(self.history.page_count - 1)
 
     # -- callbacks ------------------------------------------------------------------------
+    def _forget_outcome(self) -> None:
+        """Clear the shown outcome: it was another agent's, tool's or source's call."""
+        self.status.value = ""
+        self.result_output.outputs = ()
+        self.error_area.clear()
+
     @guarded
     def _on_source(self, _change: dict[str, Any]) -> None:
+        self._forget_outcome()
         self._registry = None
         self._load_source()
 
     @guarded
     def _on_agent(self, _change: dict[str, Any]) -> None:
+        self._forget_outcome()
         self._show_grants()
 
     @guarded
     def _on_tool(self, _change: dict[str, Any]) -> None:
+        self._forget_outcome()
         self._show_tool()
 
     @guarded
