@@ -8,8 +8,9 @@ its server's name, so a scenario that names no server as the pin does has every 
 the tool refused as ``pin drift`` (read from the config alone; no server is started).
 Edits go through :func:`workbench.surface.apply`, so the surface's
 policy decides: as the user types, the pending edits are checked in memory with the same
-function and a refusal's reason is shown next to its field; Apply writes the allowed ones
-atomically, and a refused edit changes nothing on disk.
+function and a refusal's reason is shown next to its field, and the audit and the selection
+score read the pending text (a poisoned description is flagged before Apply, not after);
+Apply writes the allowed ones atomically, and a refused edit changes nothing on disk.
 """
 
 from __future__ import annotations
@@ -323,6 +324,11 @@ class SurfaceEditor(widgets.VBox):
     def _entry(self) -> dict[str, Any] | None:
         return next((t for t in self._tools if t["name"] == self.tool), None)
 
+    def _shown_pin(self) -> dict[str, Any] | None:
+        """A hidden tool's pinned definition, as exposing it would show it."""
+        pin = self._pins.get(self.tool)
+        return entry_from_wire(pin["wire"]) if pin else None
+
     def _load_tool(self, keep: frozenset[str] | set[str] = frozenset()) -> None:
         """Fill the fields from tools.json, except the ``keep`` ones (refused edits)."""
         entry = self._entry()
@@ -374,33 +380,49 @@ class SurfaceEditor(widgets.VBox):
     def _show_status(self, note: str = "") -> None:
         self.status.value = html.escape(note)
 
-    def _show_validity(self) -> None:
+    def _show_validity(self, pending: bool = False) -> None:
         report = validate(self.dir)
+        # Validity is read from the files: with an edit pending, say so, not just "valid".
+        note = (" <i>(tools.json as written: the pending edit is not applied yet; its audit "
+                "is below)</i>") if pending else ""
         if report["ok"]:
             self.validity.value = (f'<span style="color:{OK_COLOR}">valid: {report["tools"]} '
-                                   f"tools</span>")
+                                   f"tools</span>{note}")
             return
         items = "".join(
             f"<li>{html.escape(str(p['tool']))}: {html.escape(p['field'])}: "
             f"{html.escape(p['problem'])}</li>" for p in report["problems"])
-        self.validity.value = f'<span style="color:{ERROR_COLOR}">invalid:</span><ul>{items}</ul>'
+        self.validity.value = (f'<span style="color:{ERROR_COLOR}">invalid:</span>{note}'
+                               f"<ul>{items}</ul>")
 
-    def _show_findings(self, shown: dict[str, Any] | None) -> None:
+    def _show_findings(self, shown: dict[str, Any] | None,
+                       pending: list[dict[str, Any]] | None = None) -> None:
+        """The audit of the text agents read: the pending edit's when given, else the file's."""
         if shown is None:
             show(self.findings_output, "<p><i>no text to audit</i></p>")
             return
         tool = self.tool
-        curated = [f for f in audit({self.surface_select.value: self._tools}) if f.tool == tool]
-        if self._entry() is None:  # hidden: audit what exposing it would show agents
-            curated = audit({self.surface_select.value: [shown]})
+        surface = self.surface_select.value
+        if pending is not None:
+            curated = [f for f in audit({surface: pending}) if f.tool == tool]
+        else:
+            curated = [f for f in audit({surface: self._tools}) if f.tool == tool]
+            if self._entry() is None:  # hidden: audit what exposing it would show agents
+                curated = audit({surface: [shown]})
         pin = self._pins.get(tool)
         original = audit({pin["server"]: [pin["wire"]]}) if pin else []
         parts: list[Any] = []
+        where = "the pending edit (not applied yet)" if pending is not None else \
+            "the text agents read"
         if curated:
+            high = sum(f.severity == "high" for f in curated)
+            colour = ERROR_COLOR if high else "inherit"
+            parts.append(f'<p style="color:{colour}">{len(curated)} finding'
+                         f"{'s' * (len(curated) != 1)} in {where} ({high} high)</p>")
             parts.append(table_html(findings_frame(curated), "wb-findings",
                                     wrap=("evidence",)))
         else:
-            parts.append("<p><i>no findings in the text agents read</i></p>")
+            parts.append(f"<p><i>no findings in {where}</i></p>")
         if pin:
             worst = sum(f.severity == "high" for f in original)
             parts.append(f"<p>the server's original text: {len(original)} findings "
@@ -464,6 +486,13 @@ class SurfaceEditor(widgets.VBox):
                                                 list(self._pins.values()))
         self._set_problems(_problems_of(refused))
         self._show_score(pending if applied else None)
+        # Audit what the pending edit would show agents, as the score measures it.
+        if applied:
+            entry = next((t for t in pending if t["name"] == self.tool), None)
+            self._show_findings(entry or self._entry(), pending if entry else None)
+        else:
+            self._show_findings(self._entry() or self._shown_pin())
+        self._show_validity(pending=bool(applied))
         parts = []
         if applied:
             parts.append(f"{len(applied)} edit{'s' * (len(applied) != 1)} to apply")
