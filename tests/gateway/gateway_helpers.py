@@ -100,7 +100,8 @@ class Host:
 
     Attributes:
         answers: What the person answers, in order: True (approve), False (accept but
-            do not approve) or ``"decline"``; asked with nothing queued, it declines.
+            do not approve), ``"decline"``, or ``"away"`` (never answers: the callback
+            waits a minute); asked with nothing queued, it declines.
         asked: Every question's text.
         notified: How many ``tools/list_changed`` notifications arrived (2025-11-25).
     """
@@ -121,6 +122,10 @@ class Host:
 
         self.asked.append(params.message)
         answer = self.answers.pop(0) if self.answers else "decline"
+        if answer == "away":
+            import anyio
+
+            await anyio.sleep(60)
         if answer == "decline":
             return types.ElicitResult(action="decline")
         return types.ElicitResult(action="accept", content={"approve": bool(answer)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 
 import anyio
 import pytest
@@ -92,6 +93,27 @@ class TestApprovalThroughTheHost:
                                                if e["kind"] == "approval.answered"))),
             ("tool.denied", [e["seq"] for e in events if e["kind"] == "approval.answered"][1])]
         assert calls[1]["payload"]["reason"] == "not approved"
+
+    def test_a_person_who_never_answers_is_a_no_once_the_wait_is_over(self, flaky_config,
+                                                                       tmp_path, monkeypatch):
+        ledger = tmp_path / "gw.jsonl"
+        monkeypatch.setenv("WORKBENCH_GATEWAY_APPROVAL_TIMEOUT", "1")
+        host = Host(gateway_argv(flaky_config, ledger))
+        host.answers = ["away"]
+
+        async def main():
+            async with host.session() as client:
+                started = time.monotonic()
+                result = await client.call_tool("echo", {"text": "anyone?"})
+                return result, time.monotonic() - started
+
+        result, took = anyio.run(main)
+        assert result.is_error and "not approved" in result.content[0].text
+        assert took < 3 * 1 + 5
+        answer = next(e for e in ledger_lines(ledger) if e["kind"] == "approval.answered")
+        assert (answer["payload"]["approved"], answer["payload"]["answer"]) == (False,
+                                                                                 "no answer")
+        assert "within 1 s" in answer["payload"]["detail"]
 
     def test_a_host_that_cannot_ask_gets_a_refusal_on_the_ledger(self, flaky_config,
                                                                    tmp_path):

@@ -75,6 +75,7 @@ class GatewayServer:
         self.pending = PendingApprovals(self.approval_wait)
         self._hosts: collections.OrderedDict[Any, Any] = collections.OrderedDict()
         self._tools: tuple[Any, Any] | None = None
+        self._schemas: tuple[Any, dict[str, Any]] | None = None
         self._bus: Any = None
         self._limiter: Any = None
 
@@ -100,7 +101,7 @@ class GatewayServer:
                           f"{contract.scenario.name!r}, as its workbench run presents them; "
                           f"every call is checked and recorded."),
             lifespan=self._lifespan, on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
+            on_call_tool=self._call_tool, get_tool_input_schema=self._input_schema,
             on_subscriptions_listen=ListenHandler(self._bus, max_subscriptions=MAX_LISTENERS),
         )
 
@@ -126,6 +127,15 @@ class GatewayServer:
             model = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in wire])
             self._tools = cached = (wire, model)
         return cached[1]
+
+    def _input_schema(self, name: str) -> Any:
+        # The SDK checks a 2026-07-28 HTTP call's Mcp-Param-* headers against the tool's
+        # schema; without this lookup it would run the whole tools/list for every call.
+        wire = self.calls.contract.wire()
+        cached = self._schemas
+        if cached is None or cached[0] is not wire:
+            self._schemas = cached = (wire, {t["name"]: t.get("inputSchema") for t in wire})
+        return cached[1].get(name)
 
     async def _call_tool(self, ctx: Any, params: Any) -> Any:
         import anyio
