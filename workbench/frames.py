@@ -385,21 +385,24 @@ def _td(value: Any, style: str, is_hash: bool) -> str:
     return f'<td style="{style}">{long_text_html(text)}</td>'
 
 
-def long_text_html(text: str, css: str = "wb-more") -> str:
-    """``text`` escaped for HTML; past :data:`COLLAPSE_AT` characters, collapsed.
+def long_text_html(text: str, css: str = "wb-more",
+                   whole: str = "export the table, or read the value in code",
+                   fold_at: int = COLLAPSE_AT, head: int = COLLAPSED_HEAD) -> str:
+    """``text`` escaped for HTML; past ``fold_at`` characters, collapsed.
 
-    The collapsed form shows the first :data:`COLLAPSED_HEAD` characters and the size;
+    The collapsed form shows the first ``head`` characters and the size;
     a click opens at most :data:`CELL_MAX` characters, and says how many more there are.
-    Widgets use it for results and messages as tables use it for cells.
+    Widgets use it for results and messages as tables use it for cells; ``whole`` says
+    where the whole text is.
     """
-    if len(text) <= COLLAPSE_AT:
+    if len(text) <= fold_at:
         return html.escape(text)
     body = html.escape(text[:CELL_MAX])
     if len(text) > CELL_MAX:
-        body += (f"<br><i>… {len(text) - CELL_MAX:,} more characters not shown: export the "
-                 f"table, or read the value in code</i>")
+        body += (f"<br><i>… {len(text) - CELL_MAX:,} more characters not shown: "
+                 f"{html.escape(whole)}</i>")
     return (f'<details class="{css}"><summary style="cursor:pointer">'
-            f"{html.escape(text[:COLLAPSED_HEAD])}… <i>({len(text):,} characters: click to "
+            f"{html.escape(text[:head])}… <i>({len(text):,} characters: click to "
             f"read)</i></summary><div style='white-space:pre-wrap;overflow-wrap:anywhere;"
             f"max-width:60em'>{body}</div></details>")
 

@@ -141,3 +141,13 @@ class TestExport:
         view.export_button.click()
         assert "unknown export format 'xlsx'" in str(view.last_error)
         assert list(tmp_path.iterdir()) == []
+
+
+class TestLongPayloads:
+    def test_a_huge_payload_is_folded_on_the_page(self):
+        big = {"tool": "flood", "params": {}, "result": {"text": "z" * 200_000}}
+        view = LedgerView([Event("r:0", 0, 1, "tool.called", "a", big, None, "f" * 64)])
+        view.show_payload.value = True
+        shown = output_html(view.table)
+        assert "<details" in shown and len(shown) < 30_000
+        assert view.frame()["payload"].iloc[0] == big  # the frame is exact

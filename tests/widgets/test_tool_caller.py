@@ -310,3 +310,27 @@ class TestNothingStale:
         caller.approve.value = True
         caller.select(source="MCP")
         assert caller.approve.value is False
+
+
+class TestLongResults:
+    """A 200,000-character result is folded, not printed in full (issue 30 item 5)."""
+
+    def test_a_huge_result_is_folded_with_its_size_and_the_page_stays_small(self, session):
+        from workbench.widgets import ToolCaller
+
+        big = "y" * 200_000
+        session.registry.register("flood", "Return a very long text.", lambda: {"text": big},
+                                  input_schema={"type": "object", "properties": {}},
+                                  annotations={"readOnlyHint": True})
+        teller = session.manifests["fortune-teller"]
+        session.manifests["fortune-teller"] = teller.model_copy(
+            update={"tools": (*teller.tools, "flood")})
+        caller = ToolCaller(session, agent="fortune-teller")
+        outcome = caller.call({}, tool="flood")
+        assert outcome.ok and outcome.structured_content == {"text": big}  # kept whole
+        shown = output_html(caller.result_output)
+        assert "<details" in shown and "characters: click to read" in shown
+        assert len(shown) < 50_000, len(shown)
+        caller.history.show_payload.value = True
+        assert len(output_html(caller.history.table)) < 30_000
+        assert "caller.outcome" in shown  # where the whole value is

@@ -118,3 +118,17 @@ class TestRunnerWithModels:
         runner.cassette_mode.value = "replay"
         assert runner.run().final_hash == result.final_hash
         session.close()
+
+
+class TestLongMessages:
+    def test_a_huge_tool_message_is_folded(self):
+        from workbench.widgets.transcript_view import transcript_html
+
+        shown = transcript_html([
+            {"role": "user", "content": "read it"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "function": {"name": "flood", "arguments": "{" + "a" * 50_000}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "w" * 200_000},
+        ])
+        assert shown.count("<details") == 2 and len(shown) < 50_000
+        assert "200,000 characters" in shown

@@ -32,7 +32,7 @@ import ipywidgets as widgets
 
 from workbench.engine.hand_calls import CallOutcome, HandCalls
 from workbench.errors import ConfigError, WorkbenchError
-from workbench.frames import ledger_frame
+from workbench.frames import ledger_frame, long_text_html
 from workbench.tools.registry import ToolRegistry, ToolSpec
 from workbench.widgets.display import ErrorArea, guarded, show, table_html
 from workbench.widgets.ledger_view import LedgerView
@@ -357,9 +357,16 @@ class ToolCaller(widgets.VBox):
                 f"calls={len(self.hand)})")
 
 
+#: A result or message longer than this (about fifty lines) is folded behind a click.
+_FOLD_AT = 4_000
+#: Where a folded value is whole, said when even the expanded text is cut.
+_WHOLE = "caller.outcome holds it, and Export below writes the calls made here"
+
+
 def _pre(text: str, css: str) -> str:
+    """``text`` as preformatted; a long one folded (frames.long_text_html), never in full."""
     return (f'<pre class="{css}" style="white-space:pre-wrap;margin:2px 0">'
-            f"{html.escape(text)}</pre>")
+            f"{long_text_html(text, whole=_WHOLE, fold_at=_FOLD_AT, head=_FOLD_AT // 2)}</pre>")
 
 
 def _block_html(block: dict[str, Any]) -> str:

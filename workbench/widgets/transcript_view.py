@@ -16,9 +16,15 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from workbench.frames import long_text_html
 from workbench.widgets.display import ErrorArea, guarded
 
 __all__ = ["TranscriptView", "transcript_html"]
+
+#: A message longer than this (about thirty lines) is folded behind a click.
+_FOLD_AT = 2_000
+#: Where a folded message is whole (said when even the expanded text is cut).
+_WHOLE = "the run's transcripts hold it (result.transcripts)"
 
 _ROLE_COLOURS = {"system": "#555", "user": "#1a5fb4", "assistant": "#26a269",
                  "tool": "#9141ac"}
@@ -35,6 +41,10 @@ def _visible(text: str) -> str:
     return "".join(out)
 
 
+def _folded(text: str) -> str:
+    return long_text_html(text, whole=_WHOLE, fold_at=_FOLD_AT, head=_FOLD_AT // 2)
+
+
 def transcript_html(messages: list[dict[str, Any]]) -> str:
     """The conversation as HTML: one block per message, tool calls and results shown."""
     blocks = []
@@ -45,13 +55,15 @@ def transcript_html(messages: list[dict[str, Any]]) -> str:
             head += f" <code>{html.escape(str(msg.get('tool_call_id')))}</code>"
         parts = [head]
         if msg.get("content"):
+            # A tool's result can be a page long: folded past a few lines, never in full.
             parts.append('<pre style="white-space:pre-wrap;margin:2px 0">'
-                         f"{html.escape(_visible(str(msg['content'])))}</pre>")
+                         f"{_folded(_visible(str(msg['content'])))}</pre>")
         for call in msg.get("tool_calls") or ():
             fn = call.get("function") or {}
+            arguments = _folded(_visible(str(fn.get("arguments"))))
             parts.append(f"<div>&rarr; <code>{html.escape(str(call.get('id')))}</code> "
                          f"<code>{html.escape(_visible(str(fn.get('name'))))}"
-                         f"({html.escape(_visible(str(fn.get('arguments'))))})</code></div>")
+                         f"({arguments})</code></div>")
         blocks.append('<div class="wb-message" style="border-left:3px solid '
                       f'{_ROLE_COLOURS.get(role, "#000")};padding-left:6px;margin:4px 0">'
                       + "".join(parts) + "</div>")
