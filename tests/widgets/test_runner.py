@@ -257,3 +257,16 @@ class TestFreezeAsTest:
         runner.freeze_force.value = True
         runner.freeze_button.click()
         assert runner.frozen.written and path.read_bytes() != before
+
+
+class TestProgressCount:
+    """Every long widget says n/N as it goes (issue 30 item 6)."""
+
+    def test_the_bar_has_a_tick_count_that_moves(self, workbench):
+        runner = workbench.runner
+        runner.ticks.value = 4
+        counts = []
+        runner.progress_count.observe(lambda c: counts.append(c["new"]), names=["value"])
+        runner.run()
+        assert counts[0] == "tick 0/4" and counts[-1] == "tick 4/4"
+        assert "tick 2/4" in counts

@@ -60,6 +60,8 @@ def register(sub: Any) -> None:
                           "exists (no network, the same ledger)")
     run.add_argument("--cassette-mode", choices=("auto", "record", "replay"), default="auto",
                      help="force recording or replaying (default auto: replay if PATH exists)")
+    run.add_argument("--quiet", action="store_true",
+                     help="draw no progress bar (none is drawn when stderr is not a terminal)")
     run.set_defaults(func=_cmd_run)
 
     res = sub.add_parser("resume", help="continue a run that was cut short, from its ledger")
@@ -72,6 +74,8 @@ def register(sub: Any) -> None:
     res.add_argument("--retry-interrupted", action="store_true",
                      help="send again a call that was in flight when the run was killed "
                           "(by default it is recorded as interrupted and not re-sent)")
+    res.add_argument("--quiet", action="store_true",
+                     help="draw no progress bar (none is drawn when stderr is not a terminal)")
     res.set_defaults(func=_cmd_resume)
 
     val = sub.add_parser("validate", help="check a config directory and report every problem")
@@ -120,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_env_servers()
     if args.ledger is not None:
         check_new_file(args.ledger, "--ledger")
-    progress = _progress()
+    progress = _progress(args.quiet)
     conductor = Conductor.from_config(args.config, args.scenario, seed=args.seed,
                                       ledger_path=args.ledger, progress=progress,
                                       approver=_approver(args, progress),
@@ -139,7 +143,7 @@ def _resume(args: argparse.Namespace) -> int:
     from workbench.engine.conductor import Conductor
 
     _check_env_servers()
-    progress = _progress()
+    progress = _progress(args.quiet)
     conductor = Conductor.resume(args.config, args.ledger, progress=progress,
                                  approver=_approver(args, progress),
                                  retry_interrupted=args.retry_interrupted)
@@ -194,8 +198,9 @@ def _check_env_servers(env: Mapping[str, str] | None = None) -> None:
                               "finite number of seconds > 0; unset it or give e.g. 30")
 
 
-def _progress():
-    return _progress_bar(sys.stderr) if sys.stderr.isatty() else None
+def _progress(quiet: bool = False):
+    """The tick bar on a terminal; none with ``--quiet`` or when stderr is a pipe or file."""
+    return None if quiet or not sys.stderr.isatty() else _progress_bar(sys.stderr)
 
 
 def _approver(args: argparse.Namespace, progress: Any = None):

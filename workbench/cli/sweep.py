@@ -41,13 +41,15 @@ def register(sub: Any) -> None:
                         "'*' approves all); nobody is asked during a sweep")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table",
                    help="how to print the runs (default: table)")
+    p.add_argument("--quiet", action="store_true",
+                   help="draw no progress bar (none is drawn when stderr is not a terminal)")
     p.set_defaults(func=_cmd_sweep)
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from workbench.sweeps.runner import sweep
 
-    progress = _progress(sys.stderr) if sys.stderr.isatty() else None
+    progress = None if args.quiet or not sys.stderr.isatty() else _progress(sys.stderr)
     frame = sweep(args.config, args.scenario, seeds=args.seeds, sets=args.sets,
                       surfaces=args.surfaces, out=args.out, workers=args.workers,
                       dask=args.dask, cassette=args.cassette, approve=args.approve,

@@ -101,6 +101,7 @@ class ScenarioRunner(widgets.VBox):
         self.run_button = widgets.Button(description="Run", icon="play",
                                          button_style="primary")
         self.progress = widgets.IntProgress(min=0, max=1, value=0, description="Progress")
+        self.progress_count = widgets.Label(value="")
         self.freeze_button = widgets.Button(
             description="Freeze as test", icon="check-square-o",
             tooltip="Run the scenario from its files as `workbench test` does, and write what "
@@ -133,7 +134,7 @@ class ScenarioRunner(widgets.VBox):
             self.approve,
             self.backends,
             widgets.HBox([self.cassette_mode, self.cassette_path]),
-            widgets.HBox([self.run_button, self.progress]),
+            widgets.HBox([self.run_button, self.progress, self.progress_count]),
             widgets.HBox([self.freeze_button, self.freeze_force]),
             self.freeze_output,
             self.summary,
@@ -180,6 +181,7 @@ class ScenarioRunner(widgets.VBox):
         self.progress.max = max(ticks, 1)
         self.progress.value = 0
         self.progress.bar_style = ""
+        self.progress_count.value = f"tick 0/{ticks:,}"
         self._last_percent = -1
         self.summary.value = (f"starting the MCP servers of {html.escape(scenario.name)}…"
                               if scenario.servers else f"running {html.escape(scenario.name)}…")
@@ -207,6 +209,7 @@ class ScenarioRunner(widgets.VBox):
                 cassette.close()
         elapsed = time.perf_counter() - started
         self.progress.value = self.progress.max
+        self.progress_count.value = f"tick {result.ticks:,}/{ticks:,}"
         self.progress.bar_style = "success"
         self._show_result(result, elapsed)
         self.approvals.show(policy.refused, result.violations)
@@ -253,6 +256,7 @@ class ScenarioRunner(widgets.VBox):
         self.summary.value = ""
         self.progress.value = 0
         self.progress.bar_style = ""
+        self.progress_count.value = ""
         self.approvals.show([])
         self.violations_title.value = "<b>Violations</b>"
         self.calls_title.value = "<b>Tool calls</b>"
@@ -366,6 +370,7 @@ class ScenarioRunner(widgets.VBox):
         if percent != self._last_percent:
             self._last_percent = percent
             self.progress.value = tick
+            self.progress_count.value = f"tick {tick:,}/{total:,}"
 
     @guarded
     def _on_scenario(self, change: dict[str, Any]) -> None:
