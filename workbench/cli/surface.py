@@ -13,7 +13,11 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
     workbench surface approve DIR TOOL... --server "CMD or URL" [--name N] [--settle S]
                               [--force]
     workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
-                    [--fail-on warning|high]
+                    [--short] [--fail-on warning|high]
+
+The audit prints its findings fitted to the terminal's width (the reason and the evidence
+cut to fit; ``--format json`` keeps every finding whole) and then a summary line, both on
+stdout: they are its result.
 
 Exit codes: 0 fine, 1 the check failed (invalid surface, refused edit, drift, findings at
 or above ``--fail-on``), 2 an error (bad file, missing directory, unreachable server), as
@@ -116,7 +120,12 @@ def register(subparsers: Any) -> None:
                      help="a live server to read tools from (repeatable)")
     aud.add_argument("--settle", type=seconds, default=0.0,
                      help="seconds to wait for tools added right after connecting")
-    aud.add_argument("--format", choices=("table", "json"), default="table")
+    aud.add_argument("--format", choices=("table", "json"), default="table",
+                     help="table: fitted to the terminal, evidence cut (default); json: every "
+                          "finding whole")
+    aud.add_argument("--short", action="store_true",
+                     help="one line per finding (severity, server/tool, code, field) and the "
+                          "summary")
     aud.add_argument("--fail-on", choices=("warning", "high"), default=None,
                      help="exit 1 when a finding at or above this severity exists")
     aud.set_defaults(func=_cmd_audit, parser=aud)
@@ -391,15 +400,37 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.format == "json":
         _print_json([f.to_dict() for f in findings])
     else:
-        print_table(("severity", "server", "tool", "code", "field", "reason", "evidence"),
-               [(f.severity, f.server, f.tool, f.code, f.field, f.reason, f.evidence)
-                for f in findings])
-        tools = sum(len(t) for t in toolsets.values())
-        print(f"{len(findings)} finding(s) in {tools} tool(s) from {len(toolsets)} server(s)",
-              file=sys.stderr)
+        _print_findings(findings, toolsets, args.short)
     if args.fail_on and at_or_above(findings, args.fail_on):
         return 1
     return 0
+
+
+def _print_findings(findings: list[Any], toolsets: dict[str, list[Any]], short: bool) -> None:
+    """The findings fitted to the terminal, then a summary: the audit's result, on stdout."""
+    from workbench.cli.tables import fit_line, terminal_width
+    from workbench.textsafe import escape
+
+    width = terminal_width()
+    if short:
+        for f in findings:
+            print(fit_line(f"{f.severity:<8} {escape(f.server)}/{escape(f.tool)}  {f.code}  "
+                       f"{f.field}", width))
+    else:
+        # Names stay whole; the reason and the evidence are cut to fit (json keeps them).
+        print_table(("severity", "server", "tool", "code", "field", "reason", "evidence"),
+                    [(f.severity, f.server, f.tool, f.code, f.field, f.reason, f.evidence)
+                     for f in findings], width=width, shrink=(5, 6, 2, 1))
+    tools = sum(len(t) for t in toolsets.values())
+    counts = {s: sum(f.severity == s for f in findings) for s in ("high", "warning", "info")}
+    by = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "nothing flagged"
+    more = "; every finding whole: --format json" if findings and not short else ""
+    print(f"{_plural(len(findings), 'finding')} in {_plural(tools, 'tool')} from "
+          f"{_plural(len(toolsets), 'server')}: {by}{more}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _load_toolsets(path: str) -> dict[str, list[Any]]:
