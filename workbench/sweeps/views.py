@@ -13,7 +13,16 @@ from typing import Any
 from workbench.contracts.events import TOOL_DENIED
 from workbench.sweeps.runner import RUN_COLUMNS
 
-__all__ = ["SWEEP_COLUMNS", "sweep_frame", "violations_by_agent", "violations_heatmap"]
+__all__ = ["HEATMAP_CHAR_PX", "HEATMAP_COLUMN_PX", "HEATMAP_ROW_PX", "SWEEP_COLUMNS",
+           "sweep_frame", "violations_by_agent", "violations_heatmap"]
+
+#: Pixels per variant (a row of the heatmap): room for the count in the cell. Vega-Lite's
+#: default band is 20 px, which made two variants a 40 px strip.
+HEATMAP_ROW_PX = 32
+#: The narrowest a column (an agent) of the heatmap is; wider when its name needs it.
+HEATMAP_COLUMN_PX = 90
+#: Pixels one label character takes at the axis' font size, to keep labels whole.
+HEATMAP_CHAR_PX = 7
 
 #: What :func:`sweep_frame` shows: the run's identity and outcome, no wall-clock time.
 SWEEP_COLUMNS = ["run", "variant", "seed", "final_hash", "events", "violations",
@@ -61,17 +70,26 @@ def violations_heatmap(out: str | Path) -> Any:
         raise MissingDependency("altair", "widgets") from exc
     table = violations_by_agent(out)
     long = table.reset_index().melt(id_vars="variant", var_name="agent", value_name="denied")
+    agents, variants = [str(a) for a in table.columns], [str(v) for v in table.index]
+    # Sized to the data: a band per variant tall enough to read its count, a column per
+    # agent wide enough for its name, and no label cut short (Vega-Lite cuts at 180 px).
+    column = max(HEATMAP_COLUMN_PX, HEATMAP_CHAR_PX * max(map(len, agents), default=0) + 12)
+    variant_px = HEATMAP_CHAR_PX * max(map(len, variants), default=0) + 12
     base = alt.Chart(long).encode(
-        x=alt.X("agent:N", sort=list(table.columns), title="agent"),
-        y=alt.Y("variant:N", sort=list(table.index), title="variant"))
+        x=alt.X("agent:N", sort=agents, title="agent",
+                axis=alt.Axis(labelAngle=0, labelLimit=column, orient="top")),
+        y=alt.Y("variant:N", sort=variants, title="variant",
+                axis=alt.Axis(labelLimit=variant_px)))
     cells = base.mark_rect().encode(
         color=alt.Color("denied:Q", scale=alt.Scale(scheme="reds"), title=TOOL_DENIED),
         tooltip=["variant", "agent", "denied"])
-    labels = base.mark_text().encode(text="denied:Q")
+    labels = base.mark_text(fontSize=13).encode(text="denied:Q")
     from workbench.timeline import LabChart
 
     title = "violations per variant and agent"
-    return LabChart((cells + labels).properties(title=title), title)
+    chart = (cells + labels).properties(title=title, width=column * max(len(agents), 1),
+                                        height=HEATMAP_ROW_PX * max(len(variants), 1))
+    return LabChart(chart, title)
 
 
 def _runs(source: Any) -> Any:
