@@ -13,6 +13,8 @@ message, which always says what happened and what to do next::
      │    ├── HiddenByCuration    the surface hides the tool (surface.overlay)
      │    ├── PinDrift            the tool's definition or server changed since it was pinned
      │    │    └── PinGone        a pinned tool no server offers now
+     │    ├── HeldTool            first offered after a gateway started: held back until it
+     │    │                       is pinned (gateway.held; reason pin drift; also ToolNotFound)
      │    └── ReplayedDenial      a refusal re-derived from a resumed run's ledger
      ├── ToolCallError            the call was made and failed: kind is tool_error, protocol_error,
      │    │                       transport_error, timeout (or interrupted, by a resume)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import pytest
@@ -146,7 +147,11 @@ class TestAudit:
         assert code == 0
         assert out.splitlines()[0].split() == ["severity", "server", "tool", "code", "field",
                                                "reason", "evidence"]
-        assert "tool(s) from 1 server(s)" in err
+        # The summary is the result, so it is on stdout: the table's last line.
+        last = out.splitlines()[-1]
+        assert re.fullmatch(rf"\d+ findings in {len(TOOLS)} tools from 1 server: \d+ high, .*"
+                            r"; every finding whole: --format json", last), last
+        assert err == ""
 
     def test_server_text_cannot_forge_rows_or_severities(self, capsys, tmp_path):
         # A LF in a name would print a fake row; a CR would overwrite "high" with "info";
@@ -156,7 +161,7 @@ class TestAudit:
             {"name": "x\ninfo  evil  fake_row", "description": "Adds."},
             {"name": "y\rinfo", "description": "Adds.\t\x1b[2Jgone \u202eabc"}]}))
         code, out, _ = run(capsys, "audit", "--tools-json", str(path))
-        lines = out.splitlines()
+        lines = out.splitlines()[:-1]  # the last line is the summary
         # header; x: name.invalid, hints.missing; y: also hidden.bidi, hidden.control
         assert code == 0 and len(lines) == 1 + 6
         assert not any(c in out for c in "\r\t\x1b\u202e")
@@ -255,7 +260,7 @@ class TestServerTextOnATerminal:
         code, out, _ = run(capsys, "audit", "--server", server)
         assert code == 0
         self.assert_clean(out)
-        lines = out.splitlines()
+        lines = out.splitlines()[:-1]  # the last line is the summary
         assert len(lines) == 1 + len(findings)
         assert [line.split()[0] for line in lines[1:]] == [f["severity"] for f in findings]
         assert any(line.startswith("high") and "get_time\\r" in line for line in lines)

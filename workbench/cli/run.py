@@ -235,6 +235,9 @@ def _run_and_print(conductor: Any, args: argparse.Namespace, ticks: int | None) 
         _write_table(out, result.ledger)
     summary = sys.stdout if args.format == "table" else sys.stderr
     _write_violations(summary, result.violations)
+    hint = _approval_hint(result.violations)
+    if hint:
+        print(hint, file=summary)
     print(f"run finished: reason={result.reason} ticks={result.ticks} "
           f"events={len(result.ledger)} final_hash={result.final_hash}", file=summary)
     return 0
@@ -285,6 +288,27 @@ def _write_violations(out: TextIO, denied: list) -> None:
                  + (f": {e.payload['detail']}" if e.payload.get("detail") else ""))
                 for e in denied]
         print_table(("seq", "tick", "agent", "tool", "params", "reason"), rows, out)
+
+
+def _approval_hint(denied: list) -> str:
+    """How to approve the calls a run refused as ``not approved`` ("" when there were none).
+
+    Names the flag and each tool, so the next step is one edit of the command line.
+    """
+    from workbench.textsafe import escape
+
+    tools: dict[str, int] = {}
+    for e in denied:
+        if e.payload.get("reason") == "not approved":
+            tool = escape(e.payload.get("tool"))
+            tools[tool] = tools.get(tool, 0) + 1
+    if not tools:
+        return ""
+    calls = sum(tools.values())
+    flags = " ".join(f"--approve {tool}" for tool in sorted(tools))
+    return (f"{calls} call{'s' * (calls != 1)} refused as not approved: check what "
+            f"{'they do' if len(tools) > 1 else 'it does'}, then run again with {flags} "
+            f"(SERVER:TOOL binds a tool to one server; '*' approves every tool)")
 
 
 def _write_csv(out: TextIO, events: Any) -> None:

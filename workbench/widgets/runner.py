@@ -25,7 +25,7 @@ from workbench.frames import calls_frame, changes_frame, violations_frame
 from workbench.timeline import timeline
 from workbench.timeline import warm as warm_timeline
 from workbench.widgets.approval_panel import ApprovalPanel
-from workbench.widgets.display import ErrorArea, guarded, show, split_list
+from workbench.widgets.display import WARN_COLOR, ErrorArea, guarded, show, split_list
 from workbench.widgets.ledger_view import LedgerView
 from workbench.widgets.paged_table import PagedTable
 from workbench.widgets.session import TRANSPORTS, Session
@@ -280,6 +280,7 @@ class ScenarioRunner(widgets.VBox):
             f"{result.ticks} ticks (ended by {html.escape(result.reason)}), {len(result.ledger):,} "
             f"events, {len(violations):,} violations, {len(calls):,} tool calls in "
             f"{elapsed:.2f} s &middot; final hash <code>{result.final_hash[:16]}</code>"
+            + _approval_note(violations)
         )
         self.violations_title.value = f"<b>Violations ({len(violations):,})</b>"
         self.calls_title.value = f"<b>Tool calls ({len(calls):,})</b>"
@@ -398,6 +399,19 @@ class ScenarioRunner(widgets.VBox):
     def __repr__(self) -> str:
         last = self.result.ledger.run_id if self.result is not None else None
         return f"ScenarioRunner(scenario={self.scenario_select.value!r}, last_run={last!r})"
+
+
+def _approval_note(violations: pd.DataFrame) -> str:
+    """How to approve the calls refused as ``not approved`` ("" when there were none)."""
+    refused = violations[violations["reason"] == "not approved"]
+    if refused.empty:
+        return ""
+    tools = ", ".join(f"<code>{html.escape(str(t))}</code>" for t in sorted(set(refused["tool"])))
+    n = len(refused)
+    return (f'<br><span class="wb-approval-hint" style="color:{WARN_COLOR}">{n:,} call'
+            f"{'s' * (n != 1)} refused as not approved ({tools}): check what the tool does, "
+            f"then tick it under <i>Awaiting approval</i> and press <b>Approve and run again</b>, "
+            f"or add it to <i>Approve</i> (<code>--approve TOOL</code> on the command line)</span>")
 
 
 def _block_lines(block: dict[str, Any]) -> list[str]:
