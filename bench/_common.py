@@ -60,8 +60,8 @@ def audit_speed_row(figure: str, base: list[dict[str, Any]], n: int = 10_000,
     full-size name table. Baseline: canonical JSON of the same tools, a floor for anything
     that reads every field once. Returns the row and the number of findings.
     """
+    from workbench.audit import audit
     from workbench.contracts.canonical import canonical_json
-    from workbench.surface.audit import audit
 
     servers: dict[str, list[dict[str, Any]]] = {"alpha": [], "beta": [], "gamma": []}
     for i in range(n):

@@ -29,7 +29,7 @@ from typing import Any
 
 from _common import REPO, RESULTS, report
 
-from workbench.surface.audit import Finding, audit
+from workbench.audit import Finding, audit
 
 BASELINE = REPO / "tests/data/audit_corpus/baseline"
 WIRE = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")

@@ -88,7 +88,7 @@ _FIRST_AUDIT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from workbench.contracts.canonical import canonical_json
-from workbench.surface.audit import audit
+from workbench.surface import audit
 from workbench.surface.audit_corpus import load_corpus
 real = load_corpus(sys.argv[2])["real"]
 start = time.perf_counter()

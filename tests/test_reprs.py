@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from workbench import Conductor
+from workbench.audit import Finding
 from workbench.contracts.config import ConfigTree
-from workbench.surface.audit import Finding
 from workbench.tools.defaults import default_tool_registry
 
 LIMIT = 20_000  # bytes of HTML, the bound

@@ -34,7 +34,7 @@ class TestNaming:
 
 class TestWhereTheyShow:
     def test_the_audit_finding_names_the_character(self):
-        from workbench.surface.audit import audit
+        from workbench.audit import audit
 
         tools = [{"name": n, "description": "Read the clock.",
                   "inputSchema": {"type": "object", "properties": {}}}

@@ -9,10 +9,10 @@ import pytest
 from surface_data import DEMO_CMD
 
 from workbench.agents.base import ManifestAgent
+from workbench.audit import at_or_above, audit
 from workbench.contracts.manifest import AgentManifest
 from workbench.errors import ToolDenied
 from workbench.surface.approval import ApprovalGuard, ApprovalPolicy
-from workbench.surface.audit import at_or_above, audit
 from workbench.surface.demo_server import ATTACKS, RUG_PULL_DESCRIPTION, RUG_PULL_TOOL
 from workbench.surface.importer import import_surface
 from workbench.surface.overlay import CuratedResolver, PinDrift

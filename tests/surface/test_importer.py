@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from workbench.audit import at_or_above, audit
 from workbench.contracts.surface import load_pins, load_policy, load_tools
 from workbench.errors import ConfigError
-from workbench.surface.audit import at_or_above, audit
 from workbench.surface.importer import import_surface
 from workbench.surface.pins import fingerprint
 from workbench.surface.validate import validate

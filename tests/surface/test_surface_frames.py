@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from surface_data import SEND, WEATHER, WireResolver
 
+from workbench.audit import audit
 from workbench.contracts.surface import entry_to_wire
 from workbench.engine.conductor import Conductor
 from workbench.frames import (
@@ -12,7 +13,6 @@ from workbench.frames import (
     findings_frame,
     tools_frame,
 )
-from workbench.surface.audit import audit
 from workbench.surface.demo_server import TOOLS
 from workbench.surface.overlay import CuratedResolver
 

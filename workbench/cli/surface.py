@@ -333,8 +333,8 @@ def _moved(change: Any) -> Any:
 
 
 def _cmd_approve(args: argparse.Namespace) -> int:
+    from workbench.audit import audit
     from workbench.contracts.surface import load_pins, save_pins
-    from workbench.surface.audit import audit
     from workbench.surface.importer import fetch_tools
     from workbench.surface.pins import pin, pin_changes
 
@@ -382,7 +382,7 @@ def _snapshot_of(dir: str) -> list[dict[str, Any]]:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from workbench.surface.audit import at_or_above, audit
+    from workbench.audit import at_or_above, audit
 
     if not args.tools_json and not args.server:
         args.parser.error("give --tools-json FILE or --server CMD_OR_URL (or several)")

@@ -176,7 +176,7 @@ class GatewayCalls:
         conn = next((c for c in self.contract.connections if c.name == server), None)
         findings: list[dict[str, str]] = []
         if conn is not None and touched:
-            from workbench.surface.audit import audit
+            from workbench.audit import audit
 
             tools = [t for t in conn.list_tools() if t.get("name") in touched]
             findings = [{"tool": f.tool, "code": f.code, "severity": f.severity}

@@ -4,7 +4,7 @@ A *surface* is a directory (``tools.json``, ``policy.json``, ``pins.json``) hold
 toolset as agents should see it. People improve descriptions, parameter descriptions and
 examples and choose which tools are exposed, under a policy that never lets curation
 change an external server's contract. The server's own metadata is treated as untrusted:
-it is pinned (:mod:`~workbench.surface.pins`), audited (:mod:`~workbench.surface.audit`),
+it is pinned (:mod:`~workbench.surface.pins`), audited (:mod:`workbench.audit`),
 and its annotations never skip approval of a destructive call
 (:mod:`~workbench.surface.approval`). :class:`CuratedResolver` puts a surface in front of
 the MCP client.

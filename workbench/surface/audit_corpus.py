@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.audit import Finding, audit, risk
 from workbench.errors import ConfigError
-from workbench.surface.audit import Finding, audit, risk
 from workbench.surface.pins import pin_changes
 
 __all__ = ["REFERENCE_SERVERS", "load_corpus", "score"]

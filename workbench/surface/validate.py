@@ -36,11 +36,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from workbench.audit import phantom_params, tool_texts
 from workbench.contracts.names import TOOL_NAME_RE
 from workbench.contracts.schemas import jsonschema_validator
 from workbench.contracts.surface import code_problem, load_pins, load_policy, load_tools
 from workbench.errors import ConfigError
-from workbench.surface.audit import phantom_params, tool_texts
 from workbench.surface.code import find_problem
 from workbench.surface.edits import schema_changes
 from workbench.textsafe import clip

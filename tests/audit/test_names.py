@@ -9,12 +9,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from surface_data import REPO
+from audit_data import REPO
 
-from workbench.surface import audit_lexicon as lex
-from workbench.surface.audit import tool_texts
+from workbench.audit import lexicon as lex
+from workbench.audit import tool_texts
+from workbench.audit.names import names_foreign
 from workbench.surface.audit_corpus import load_corpus
-from workbench.surface.audit_names import names_foreign
 
 
 def by_tokens(text: str, names: frozenset[str]) -> bool:

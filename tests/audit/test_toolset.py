@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from surface_data import REPO
+from audit_data import REPO
 
-from workbench.surface.audit import at_or_above, audit, phantom_params, visible
+from workbench.audit import at_or_above, audit, phantom_params, visible
 from workbench.surface.demo_server import ATTACKS, RUG_PULL_DESCRIPTION, TOOLS
 
 
@@ -319,7 +319,7 @@ def test_audits_in_threads_agree_with_one_audit():
     # auditing different servers at once must each get what a lone audit gets.
     from concurrent.futures import ThreadPoolExecutor
 
-    from workbench.surface import audit_gates
+    from workbench.audit import gates as audit_gates
     from workbench.surface.audit_corpus import load_corpus
 
     corpus = load_corpus(REPO / "tests/data/audit_corpus")

@@ -1,7 +1,7 @@
 """A tool's parameters as the schema checks read them: a flat table, and the words of names.
 
-The schema cross-check (:mod:`~workbench.surface.audit_schema`) and the claim check
-(:mod:`~workbench.surface.audit_claims`) each read every parameter, nested ones included,
+The schema cross-check (:mod:`~workbench.audit.schema`) and the claim check
+(:mod:`~workbench.audit.claims`) each read every parameter, nested ones included,
 and the words of its name with their plain inflections stripped. Names repeat across a
 server's tools (owner, repo, path), so the word lookups are memoised.
 """
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from workbench.surface.audit_text import words_of
+from workbench.audit.text import words_of
 
 __all__ = ["NAME_TOKEN", "NESTING", "VERB_SPLIT", "Table", "is_map", "name_stems", "name_words",
            "stems", "walk"]
@@ -30,7 +30,7 @@ def is_map(value: object) -> bool:
 
 
 # Every parameter of a schema as ``(path, name, schema)``, nested ones included: walked once
-# per tool by ``audit_schema.check_schema`` and read by each of its checks.
+# per tool by ``schema.check_schema`` and read by each of its checks.
 Table = tuple[tuple[str, str, Any], ...]
 #: The keys under which a parameter's schema nests more parameters (its own ``properties``,
 #: or those of its array ``items``): a schema holding neither nests nothing.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.surface.audit import at_or_above, audit, tool_texts
+from workbench.audit import at_or_above, audit, tool_texts
 
 
 def tool(name, description, props=None, hints=None, **extra):
@@ -242,7 +242,7 @@ class TestLookAlikeLetters:
         assert "directive.override" in flagged(tool("get_time", accented)).get("get_time", set())
 
     def test_many_disguised_words_are_all_folded_in_order(self):
-        from workbench.surface.audit_hidden import model_view
+        from workbench.audit.hidden import model_view
         text = " ".join(f"sеnd{i}" for i in range(2000))  # each with a Cyrillic е
         assert model_view(text) == " ".join(f"send{i}" for i in range(2000))
 

@@ -1,7 +1,7 @@
 """Gates never hide a match: every random match of a rule opens that rule.
 
 The audit runs a pattern only when its trigger strings are in the text
-(:class:`~workbench.surface.audit_match.Gated`, and the cheap gates of the blocks in
+(:class:`~workbench.audit.match.Gated`, and the cheap gates of the blocks in
 ``audit_text.read_text``). A trigger a match can lack is a hole an attacker walks through
 ("dont tell", "no  need to", "the users' names"), so each pattern is sampled from its own
 syntax tree (:mod:`regex_samples`) and every sample must open what would find it.
@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from regex_samples import samples
 
-from workbench.surface import audit_lexicon as lex
-from workbench.surface import audit_text
-from workbench.surface import audit_user_data as ud
-from workbench.surface.audit_gates import gates_of
-from workbench.surface.audit_match import CaseBlind, Gated
+from workbench.audit import lexicon as lex
+from workbench.audit import text as audit_text
+from workbench.audit import user_data as ud
+from workbench.audit.gates import gates_of
+from workbench.audit.match import CaseBlind, Gated
 
 _NAMES = {id(v): k for m in (lex, ud) for k, v in vars(m).items() if isinstance(v, Gated)}
 RULES = [(_NAMES[id(g)], i, g) for g in Gated.registry if id(g) in _NAMES
@@ -67,9 +67,9 @@ def test_an_imperative_opens_its_block():
 def test_texts_that_open_no_block_are_skipped_without_losing_a_finding(monkeypatch):
     # read_text skips a text (or a long text's sentence) when audit_gates.opens says no block
     # can run on it; reading every sentence of every corpus text anyway must find exactly the same.
-    from surface_data import REPO
+    from audit_data import REPO
 
-    from workbench.surface.audit import audit
+    from workbench.audit import audit
     from workbench.surface.audit_corpus import load_corpus
     corpus = load_corpus(REPO / "tests/data/audit_corpus")
     tools = {srv: list(ts) for srv, ts in corpus["real"].items()}
@@ -117,7 +117,7 @@ def test_a_first_character_lookahead_keeps_every_match(pattern, flags):
     import random
     import re
 
-    from workbench.surface.audit_match import compiled
+    from workbench.audit.match import compiled
     plain, fast = re.compile(pattern, flags), compiled(pattern, flags)
     rng = random.Random(3)
     pieces = [*samples(plain, 20), " ", "  ", "x", "_", "AB", "ſ", "K", "İ", "\n", "q"]
@@ -132,7 +132,8 @@ def test_a_first_character_lookahead_keeps_every_match(pattern, flags):
 def test_every_pattern_of_the_audit_matches_as_written_with_its_lookahead():
     import re
 
-    from workbench.surface import audit_claims, audit_schema
+    from workbench.audit import claims as audit_claims
+    from workbench.audit import schema as audit_schema
     rules = [(r.pattern, r.flags) for g in Gated.registry for _, r, _ in g.rules]
     rules += [(v._blind.pattern, v._blind.flags) for m in (lex, ud, audit_text,
                                                                 audit_schema, audit_claims)

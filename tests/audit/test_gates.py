@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import re
 
-from workbench.surface import audit_gates
-from workbench.surface.audit_gates import gates_of, one_space
+from workbench.audit import gates as audit_gates
+from workbench.audit.gates import gates_of, one_space
 
 
 def test_the_sampler_finds_the_known_holes_it_was_written_for():

@@ -10,7 +10,7 @@ import json
 import re
 
 import pytest
-from surface_data import REPO
+from audit_data import REPO
 
 BASELINE = REPO / "tests/data/audit_corpus/baseline"
 CORPUS = REPO / "tests/data/audit_corpus"

@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from workbench.surface.audit_match import CaseBlind, compiled
-from workbench.surface.audit_params import (
+from workbench.audit.match import CaseBlind, compiled
+from workbench.audit.params import (
     NAME_TOKEN,
     VERB_SPLIT,
     Table,
@@ -25,7 +25,7 @@ from workbench.surface.audit_params import (
     stems,
     walk,
 )
-from workbench.surface.audit_text import sentences, words_of
+from workbench.audit.text import sentences, words_of
 
 __all__ = ["check_claims", "check_hints"]
 
@@ -286,7 +286,7 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
                  ) -> list[tuple[str, str, str, int, int, str, str]]:
     """Claims in the description that the schema contradicts: ``check_schema`` findings.
 
-    ``table`` is the tool's parameters walked (:func:`~workbench.surface.audit_params.walk`).
+    ``table`` is the tool's parameters walked (:func:`~workbench.audit.params.walk`).
     ``siblings`` are the names of the server's other tools: a claim in a sentence that names
     one ("prefer query, which runs read-only") is about that tool, not this one.
     """

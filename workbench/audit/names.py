@@ -1,7 +1,7 @@
 """Names of other servers' tools in a text, found without tokenising most texts.
 
 A tool's text that names a tool another server offers may be shadowing it
-(:func:`~workbench.surface.audit_text.read_text` reads what it says). Tokenising every text
+(:func:`~workbench.audit.text.read_text` reads what it says). Tokenising every text
 to compare its tokens with thousands of names costs more than reading it, so an index of the
 names rules most texts out from the words the reading has already found.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain
 
-from workbench.surface import audit_lexicon as lex
+from workbench.audit import lexicon as lex
 
 __all__ = ["foreign_names_in", "names_foreign"]
 

@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from workbench.surface import audit_lexicon as lex
-from workbench.surface import audit_user_data as ud
-from workbench.surface.audit_gates import gates_of, opens, words_in
-from workbench.surface.audit_match import CaseBlind, compiled, rx
-from workbench.surface.audit_names import foreign_names_in, names_foreign
+from workbench.audit import lexicon as lex
+from workbench.audit import user_data as ud
+from workbench.audit.gates import gates_of, opens, words_in
+from workbench.audit.match import CaseBlind, compiled, rx
+from workbench.audit.names import foreign_names_in, names_foreign
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 

@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from workbench.surface.audit_claims import check_claims, check_hints
-from workbench.surface.audit_match import CaseBlind, compiled
-from workbench.surface.audit_params import NAME_TOKEN, VERB_SPLIT, is_map, name_words, walk
-from workbench.surface.audit_text import mentions_user_data, words_of
+from workbench.audit.claims import check_claims, check_hints
+from workbench.audit.match import CaseBlind, compiled
+from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, is_map, name_words, walk
+from workbench.audit.text import mentions_user_data, words_of
 
 __all__ = ["check_schema", "phantom_params"]
 

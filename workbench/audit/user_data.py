@@ -4,13 +4,13 @@ A tool's call needs its arguments. The conversation, what the user said or opene
 contacts, calendar or location, the open tabs or the clipboard are the user's, and a tool
 text that asks the model to pass them on is a directive, unless the tool's own subject is
 that data (a chat exporter reads the conversation): ``USER_DATA_TOPICS`` and
-``SESSION_TOPICS`` say which subjects make it so. :mod:`~workbench.surface.audit_text`
+``SESSION_TOPICS`` say which subjects make it so. :mod:`~workbench.audit.text`
 weighs negation and address; this module only says what to look for.
 """
 
 from __future__ import annotations
 
-from workbench.surface.audit_match import Gated, rx
+from workbench.audit.match import Gated, rx
 
 __all__ = ["PERSONAL", "SESSION", "SESSION_TOPICS", "USER_DATA", "USER_DATA_TOPICS"]
 

@@ -4,14 +4,14 @@ Most sentences of most tools are honest and plain. Before any pattern of a readi
 runs, :func:`gates_of` finds which triggers a text holds (words that open a block, runs of
 letters inside words, phrases, punctuation marks), and :func:`opens` says whether any block
 may find something behind them. The patterns themselves are
-:class:`~workbench.surface.audit_match.Gated` rules in :mod:`~workbench.surface.audit_lexicon`.
+:class:`~workbench.audit.match.Gated` rules in :mod:`~workbench.audit.lexicon`.
 """
 
 from __future__ import annotations
 
-from workbench.surface import audit_lexicon as lex
-from workbench.surface import audit_user_data as ud
-from workbench.surface.audit_match import Gated
+from workbench.audit import lexicon as lex
+from workbench.audit import user_data as ud
+from workbench.audit.match import Gated
 
 __all__ = ["gates_of", "one_space", "opens", "words_in"]
 
@@ -163,7 +163,7 @@ def one_space(text: str) -> str:
 def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
     """Which reading blocks a (lowercased) text can trigger, and which triggers it holds.
 
-    The triggers are those of the gated patterns (:class:`~workbench.surface.audit_match.
+    The triggers are those of the gated patterns (:class:`~workbench.audit.match.
     Gated`). A set difference, a dictionary lookup per word that opens something and a few
     substring tests, so most sentences run none of a block's patterns. ``words`` are the
     text's words (``_WORD`` runs), when the caller has them already.
@@ -210,7 +210,7 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
     return out
 
 
-# Every gate and trigger a reading block of ``audit_text.read_text`` tests: a text holding
+# Every gate and trigger a reading block of ``text.read_text`` tests: a text holding
 # none of them cannot produce a finding, so its sentences are not read one by one. (Counting each
 # Gated rule's AND groups too skipped a quarter more texts, but cost more than it saved.)
 _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
@@ -220,5 +220,5 @@ _OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
 
 
 def opens(gates: set[str]) -> bool:
-    """Whether a reading block of ``audit_text.read_text`` may find something behind ``gates``."""
+    """Whether a reading block of ``text.read_text`` may find something behind ``gates``."""
     return not gates.isdisjoint(_OPENERS)

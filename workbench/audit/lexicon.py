@@ -1,17 +1,17 @@
 """The audit's vocabulary: the words and patterns that say who a text addresses and what it asks.
 
-:mod:`~workbench.surface.audit_text` decides what a match means in context (negation,
+:mod:`~workbench.audit.text` decides what a match means in context (negation,
 quotation, the tool's own purpose); this module only says what to look for. What belongs to
-the user or the session has its own module (:mod:`~workbench.surface.audit_user_data`); the
+the user or the session has its own module (:mod:`~workbench.audit.user_data`); the
 cheap word tests that let most sentences skip a pattern block are in
-:mod:`~workbench.surface.audit_gates`.
+:mod:`~workbench.audit.gates`.
 """
 
 from __future__ import annotations
 
 import re
 
-from workbench.surface.audit_match import CaseBlind, Gated, alt, rx
+from workbench.audit.match import CaseBlind, Gated, alt, rx
 
 __all__ = ["ADDRESS", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS", "FIXED_ADDRESS",
            "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "HANDOVER", "IMPERATIVE", "NAMED_TOOL_ANY",

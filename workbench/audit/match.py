@@ -4,7 +4,7 @@ The audit runs hundreds of patterns over every text a server sends. Two costs do
 each class here removes one: a case-blind pattern is about 60% slower per run than a plain
 one (:class:`CaseBlind` runs it plain on lowercased text when it can), and a pattern that
 cannot match still costs a scan (:class:`Gated` skips it unless one of its trigger strings
-is in the text). The vocabulary itself is in :mod:`~workbench.surface.audit_lexicon`.
+is in the text). The vocabulary itself is in :mod:`~workbench.audit.lexicon`.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class Gated:
 
     One alternation of twenty patterns tries every alternative at every position; knowing
     first which trigger strings a text holds lets most sentences run none of them. The
-    triggers present are computed once per text (``audit_gates.gates_of``), so a rule's test
+    triggers present are computed once per text (``gates.gates_of``), so a rule's test
     is a set intersection or two.
 
     A rule is ``(triggers, pattern)`` or ``(triggers, pattern, tag)``; :meth:`tagged`
@@ -195,7 +195,7 @@ class Gated:
     ("instructions", "context"))``). A trigger is a run of letters and digits found inside a
     word (``ignor``), ``=`` and a whole word (``=ai``), or a phrase found in the text with
     blank space as single spaces (``so far``, ``<``). Each must hold for *every* match, or the
-    gate hides it: ``tests/surface/test_audit_match.py`` checks that on random matches.
+    gate hides it: ``tests/audit/test_match.py`` checks that on random matches.
 
     A case-blind pattern costs about 60% more per run than a plain one, so a pattern that
     names no capital letter runs plain on the lowercased text (same offsets; a text whose
