@@ -239,6 +239,7 @@ ROWS = [
       says="--settle"),
     R("audit-fail-on-unknown", "audit", "--tools-json", "{T}/s_ok/tools.json", "--fail-on",
       "low", says="--fail-on"),
+    R("audit-explain-unknown-rule", "audit", "--explain", "AUD-NOPE-1", says="AUD-NOPE-1"),
     # -- serve ----------------------------------------------------------------------------
     R("serve-port-too-big", "serve", "--http", "99999", says="--http"),
     R("serve-port-negative", "serve", "--http", "-1", says="--http"),

@@ -31,6 +31,7 @@ message, which always says what happened and what to do next::
      │    └── CassetteMiss        replaying, a request the cassette does not hold (ends the run)
      ├── SweepError               a sweep cannot run (a grid past its cap, a busy output, Dask)
      ├── CannotRun                a contract test's run cannot be made (testing.runner)
+     ├── UnknownRule              no audit rule has the id asked for (also LookupError)
      └── MissingDependency        an optional extra is not installed (also ImportError)
 
 Classes defined beside the code that raises them are named with their module. A private
@@ -58,6 +59,7 @@ __all__ = [
     "ToolDenied",
     "ToolNameError",
     "ToolNotFound",
+    "UnknownRule",
     "WorkbenchError",
     "MODEL_ERROR_KINDS",
     "TOOL_ERROR_KINDS",
@@ -253,6 +255,13 @@ class FormError(WorkbenchError):
 
 class SweepError(WorkbenchError):
     """A sweep could not be run (bad grid, a busy output, an executor that is gone)."""
+
+
+class UnknownRule(WorkbenchError, LookupError):
+    """No audit rule has the id asked for (``workbench audit --explain ID``).
+
+    The message names the nearest ids and how to list them all.
+    """
 
 
 class MissingDependency(WorkbenchError, ImportError):

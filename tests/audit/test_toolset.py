@@ -174,8 +174,8 @@ class TestDeterminism:
         assert first == [f.to_dict() for f in audit(tools)]
         ranks = [{"high": 0, "warning": 1, "info": 2}[f["severity"]] for f in first]
         assert ranks == sorted(ranks)
-        assert set(first[0]) == {"tool", "server", "code", "severity", "field", "evidence",
-                                 "reason", "span"}
+        assert set(first[0]) == {"tool", "server", "code", "rule", "severity", "field",
+                                 "evidence", "reason", "span"}
 
 
 class TestContext:

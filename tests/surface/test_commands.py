@@ -138,8 +138,9 @@ class TestAudit:
                            "--fail-on", "high")
         findings = json.loads(out)
         assert code == 1 and findings
-        assert set(findings[0]) == {"tool", "server", "code", "severity", "field", "evidence",
-                                    "reason", "span"}
+        assert set(findings[0]) == {"tool", "server", "code", "rule", "severity", "field",
+                                    "evidence", "reason", "span"}
+        assert all(f["rule"].startswith("AUD-") for f in findings)
         assert findings[0]["server"] == "demo" and findings[0]["severity"] == "high"
 
     def test_table_and_no_fail_on_exits_0(self, capsys, demo_json):

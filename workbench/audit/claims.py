@@ -25,6 +25,8 @@ from workbench.audit.params import (
     stems,
     walk,
 )
+from workbench.audit.rules import Rule
+from workbench.audit.rules import schema as R
 from workbench.audit.text import sentences, words_of
 
 __all__ = ["check_claims", "check_hints"]
@@ -238,10 +240,10 @@ _DESTINATIONS = frozenset({"destination", "dest", "recipient", "recipients", "pa
                            "beneficiary", "iban"})
 
 
-# A claim, what contradicts it, and how the finding words it.
-_CLAIMS = ((_NO_DELETE_CLAIM, _destroys, "delete nothing"),
-           (_READ_ONLY_CLAIM, _writes, "change nothing"),
-           (_OFFLINE_CLAIM, _network, "send nothing"))
+# A claim, what contradicts it, how the finding words it, and its rule.
+_CLAIMS = ((_NO_DELETE_CLAIM, _destroys, "delete nothing", R.CLAIM_NO_DELETE),
+           (_READ_ONLY_CLAIM, _writes, "change nothing", R.CLAIM_READ_ONLY),
+           (_OFFLINE_CLAIM, _network, "send nothing", R.CLAIM_OFFLINE))
 
 
 def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
@@ -283,14 +285,14 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
 
 def check_claims(tool: Mapping[str, Any], description: str, table: Table,
                  siblings: frozenset[str] = frozenset(),
-                 ) -> list[tuple[str, str, str, int, int, str, str]]:
+                 ) -> list[tuple[Rule, str, str, int, int, str, str]]:
     """Claims in the description that the schema contradicts: ``check_schema`` findings.
 
     ``table`` is the tool's parameters walked (:func:`~workbench.audit.params.walk`).
     ``siblings`` are the names of the server's other tools: a claim in a sentence that names
     one ("prefer query, which runs read-only") is about that tool, not this one.
     """
-    out: list[tuple[str, str, str, int, int, str, str]] = []
+    out: list[tuple[Rule, str, str, int, int, str, str]] = []
     lower = description.lower()
     claims = any(w in lower for w in _CLAIM_WORDS) and (
         _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
@@ -299,7 +301,7 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
     for offset, sentence in sentences(description) if claims else ():
         if any(t in siblings and t != name for t in NAME_TOKEN.findall(sentence)):
             continue
-        for claim, evidence, what in _CLAIMS:
+        for claim, evidence, what, rule in _CLAIMS:
             m = claim.search(sentence)
             # "does not send your token anywhere except its API" claims less than it seems;
             # so does "does not send your registry token": a claim about one secret.
@@ -311,7 +313,7 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
             conditional = claim is _OFFLINE_CLAIM and _UNLESS.search(sentence, m.end())
             why = _sends(table) if conditional else evidence(tool, table)
             if why:
-                out.append(("schema.contradiction", "warning", "description",
+                out.append((rule, "warning", "description",
                             offset + m.start(), offset + m.end(),
                             f"claims to {what}, but {why}", description))
     return out

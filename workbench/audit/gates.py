@@ -12,6 +12,7 @@ from __future__ import annotations
 from workbench.audit import lexicon as lex
 from workbench.audit import user_data as ud
 from workbench.audit.match import Gated
+from workbench.audit.rules import openers
 
 __all__ = ["gates_of", "one_space", "opens", "words_in"]
 
@@ -210,13 +211,12 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
     return out
 
 
-# Every gate and trigger a reading block of ``text.read_text`` tests: a text holding
-# none of them cannot produce a finding, so its sentences are not read one by one. (Counting each
-# Gated rule's AND groups too skipped a quarter more texts, but cost more than it saved.)
-_OPENERS = frozenset({"address", "imperative", "secret", "path", "hook", "dest",
-                      "generic"}).union(lex.OVERRIDE.triggers, ud.USER_DATA.triggers,
-                                        lex.UNASKED.triggers, lex.SCOPE.triggers,
-                                        lex.SECRET_FILE.triggers)
+# Every gate and trigger a reading rule opens on (its ``opens_on``, in
+# :mod:`workbench.audit.rules.reading`): a text holding none of them cannot produce a
+# finding, so its sentences are not read one by one. (Counting each Gated rule's AND groups
+# too skipped a quarter more texts, but cost more than it saved.)
+_OPENERS = openers({name: value for module in (lex, ud) for name, value in vars(module).items()
+                    if isinstance(value, Gated)})
 
 
 def opens(gates: set[str]) -> bool:

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from workbench.audit.rules import Rule
+from workbench.audit.rules import hidden as rules
 from workbench.textsafe import escape
 
 __all__ = ["HOMOGLYPHS", "SUSPECT", "char_names", "excerpt", "hidden_findings", "model_view"]
@@ -53,10 +55,10 @@ _CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"
 #: Any character a person does not see.
 SUSPECT = re.compile(f"[{_TAG}{_BIDI}{_ZERO_WIDTH}{_CONTROL}]")
 _CLASS_OF = (
-    (re.compile(f"[{_TAG}]"), "hidden.tag", "high"),
-    (re.compile(f"[{_BIDI}]"), "hidden.bidi", "high"),
-    (re.compile(f"[{_CONTROL}]"), "hidden.control", "high"),
-    (re.compile(f"[{_ZERO_WIDTH}]"), "hidden.zero_width", "warning"),
+    (re.compile(f"[{_TAG}]"), rules.TAG, "high"),
+    (re.compile(f"[{_BIDI}]"), rules.BIDI, "high"),
+    (re.compile(f"[{_CONTROL}]"), rules.CONTROL, "high"),
+    (re.compile(f"[{_ZERO_WIDTH}]"), rules.ZERO_WIDTH, "warning"),
 )
 # An emoji presentation selector after a symbol is ordinary text ("⚠️"), not hiding.
 _EMOJI_VS = re.compile("(?<=[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff])\ufe0f")
@@ -106,17 +108,17 @@ def _disguised(text: str) -> list[tuple[re.Match[str], list[str]]]:
     return out
 
 
-def hidden_findings(text: str) -> list[tuple[str, str, int, int, str, str]]:
-    """``(code, severity, start, end, evidence, reason)`` for each kind of hiding in ``text``."""
+def hidden_findings(text: str) -> list[tuple[Rule, str, int, int, str, str]]:
+    """``(rule, severity, start, end, evidence, reason)`` for each kind of hiding in ``text``."""
     found = []
     scan = _EMOJI_VS.sub("", text) if "\ufe0f" in text else text
-    for pattern, code, severity in _CLASS_OF:
+    for pattern, rule, severity in _CLASS_OF:
         hits = pattern.findall(scan)
         if not hits:
             continue
         first = pattern.search(text) or pattern.search(scan)
         assert first is not None
-        if code == "hidden.tag":
+        if rule is rules.TAG:
             decoded = "".join(chr(ord(c) - 0xE0000) for c in hits if 0xE0020 <= ord(c) <= 0xE007E)
             evidence = f"{len(hits)} tag characters, decoded: {decoded[:160]!r}"
             reason = "invisible Unicode tag characters carry text the model reads"
@@ -127,11 +129,12 @@ def hidden_findings(text: str) -> list[tuple[str, str, int, int, str, str]]:
                                      "from how it displays",
                       "hidden.control": "control characters or terminal escapes can hide or "
                                         "rewrite what a person sees",
-                      }.get(code, "invisible characters the model reads but a person does not see")
-        found.append((code, severity, first.start(), first.end(), evidence, reason))
+                      }.get(rule.code, "invisible characters the model reads but a person does "
+                            "not see")
+        found.append((rule, severity, first.start(), first.end(), evidence, reason))
     m = _PADDING.search(text)
     if m:
-        found.append(("hidden.padding", "warning", m.start(), m.end(),
+        found.append((rules.PADDING, "warning", m.start(), m.end(),
                       f"{m.end() - m.start() - 1} blank characters, then: "
                       + excerpt(text, m.end() - 1, m.end() + 60, 0),
                       "a run of blank space pushes the rest of the text out of view"))
@@ -139,7 +142,7 @@ def hidden_findings(text: str) -> list[tuple[str, str, int, int, str, str]]:
         disguised = _disguised(text)
         if disguised:
             first, odd = disguised[0]
-            found.append(("hidden.homoglyph", "warning", first.start(), first.end(),
+            found.append((rules.HOMOGLYPH, "warning", first.start(), first.end(),
                           f"{len(disguised)} word(s), first {escape(first.group())!r}: "
                           + char_names(odd)[:120],
                           "letters of another script that look Latin spell words a person "
@@ -148,7 +151,7 @@ def hidden_findings(text: str) -> list[tuple[str, str, int, int, str, str]]:
         if folded != text and folded.isascii() != text.isascii() and _WORDS.search(
                 "".join(c for c in text if not c.isascii() and unicodedata.normalize(
                     "NFKC", c).isascii() and c.isalpha())):
-            found.append(("hidden.homoglyph", "warning", -1, -1,
+            found.append((rules.COMPATIBILITY, "warning", -1, -1,
                           "compatibility letters (fullwidth or mathematical) that read as: "
                           + excerpt(folded, 0, 0, 160),
                           "styled letters spell words a keyword search does not see"))

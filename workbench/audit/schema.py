@@ -20,6 +20,8 @@ from typing import Any
 from workbench.audit.claims import check_claims, check_hints
 from workbench.audit.match import CaseBlind, compiled
 from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, is_map, name_words, walk
+from workbench.audit.rules import Rule
+from workbench.audit.rules import schema as R
 from workbench.audit.text import mentions_user_data, words_of
 
 __all__ = ["check_schema", "phantom_params"]
@@ -200,16 +202,21 @@ def _free_text(schema: Mapping[str, Any]) -> bool:
     return kind in _FREE_TYPES
 
 
+# Each hint the schema can contradict, with its rule.
+_HINT_RULES = {"readOnlyHint": R.HINT_READ_ONLY, "openWorldHint": R.HINT_CLOSED_WORLD,
+               "destructiveHint": R.HINT_NOT_DESTRUCTIVE}
+
+
 def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, Any],
                  purpose_text: str, siblings: frozenset[str] = frozenset(),
-                 ) -> list[tuple[str, str, str, int, int, str, str]]:
-    """Cross-check one tool: ``(code, severity, field, start, end, reason, text)`` each.
+                 ) -> list[tuple[Rule, str, str, int, int, str, str]]:
+    """Cross-check one tool: ``(rule, severity, field, start, end, reason, text)`` each.
 
     ``purpose_text`` is the tool's name and title: what the tool says it is for.
     ``siblings`` are the names of the server's other tools: a claim in a sentence that names
     one ("prefer query, which runs read-only") is about that tool, not this one.
     """
-    out: list[tuple[str, str, str, int, int, str, str]] = []
+    out: list[tuple[Rule, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
     table = tuple(walk(props))
     for path, param, schema in table:
@@ -227,7 +234,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}
             if not said & _SYSTEM_TOPICS:
-                out.append(("params.sink", "high", f"parameters.{path}", -1, -1,
+                out.append((R.MACHINE_DETAILS, "high", f"parameters.{path}", -1, -1,
                             f"parameter {path!r} asks for details of the user's machine "
                             f"({', '.join(sorted({r.lower() for r in recon})[:4])})", text))
                 continue
@@ -270,17 +277,17 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue  # "comment" on a tool that writes a record is part of the record
         field = f"parameters.{path}"
         if sensitive:
-            out.append(("params.sink", "high", field, -1, -1,
+            out.append((R.SENSITIVE_SINK, "high", field, -1, -1,
                         f"parameter {param!r} asks for {', '.join(sorted(sensitive))}, which "
                         "this tool's purpose never mentions", text or param))
         else:
-            out.append(("params.sink", "warning", field, -1, -1,
+            out.append((R.SINK, "warning", field, -1, -1,
                         f"free-text parameter {param!r} that the description never explains: "
                         "a place to drop data", text or param))
     lower = description.lower()
     out.extend(check_claims(tool, description, table, siblings))
     for hint, why in check_hints(tool, props, table):
-        out.append(("schema.contradiction", "warning", f"annotations.{hint}", -1, -1, why,
+        out.append((_HINT_RULES[hint], "warning", f"annotations.{hint}", -1, -1, why,
                     f"{hint}: {(tool.get('annotations') or {}).get(hint)}"))
     m = _ONLY_ARGS.search(description) if "takes" in lower or ":" in description else None
     if m:
@@ -288,11 +295,11 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         extra = sorted(p for p in props if p not in listed) if m.group("names") else (
             sorted(props)[1:] if len(props) > 1 else [])
         if extra and (m.group("names") is None or listed & set(props)):
-            out.append(("schema.contradiction", "warning", "description", m.start(), m.end(),
+            out.append((R.ONLY_ARGUMENTS, "warning", "description", m.start(), m.end(),
                         f"says which arguments it takes, but the schema also has "
                         f"{', '.join(repr(e) for e in extra[:3])}", description))
     for missing, start, end in phantom_params(description, props):
-        out.append(("params.phantom", "warning", "description", start, end,
+        out.append((R.PHANTOM, "warning", "description", start, end,
                     f"refers to parameter {missing!r}, which the schema lacks", description))
         break
     return out

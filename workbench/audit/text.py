@@ -31,6 +31,8 @@ from workbench.audit import user_data as ud
 from workbench.audit.gates import gates_of, opens, words_in
 from workbench.audit.match import CaseBlind, compiled, rx
 from workbench.audit.names import foreign_names_in, names_foreign
+from workbench.audit.rules import Rule
+from workbench.audit.rules import reading as R
 
 __all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
 
@@ -345,8 +347,8 @@ _ASKED_TO = re.compile(r"\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?!(?
 
 
 def read_text(text: str, ctx: ToolContext, is_param: bool = False,
-              is_value: bool = False) -> list[tuple[str, str, int, int, str]]:
-    """Read one text of a tool: ``(code, severity, start, end, reason)`` per concern.
+              is_value: bool = False) -> list[tuple[Rule, str, int, int, str]]:
+    """Read one text of a tool: ``(rule, severity, start, end, reason)`` per concern.
 
     ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
     example, enum or const (sent as is unless someone changes it).
@@ -372,13 +374,13 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     g_tools = names_foreign(text, words, ctx.foreign)
     if not g_tools and not opens(text_gates):
         return []  # nothing in the text can open any reading block
-    out: list[tuple[str, str, int, int, str]] = []
+    out: list[tuple[Rule, str, int, int, str]] = []
     seen: set[str] = set()
 
-    def add(code: str, severity: str, start: int, end: int, reason: str) -> None:
-        if code not in seen:
-            seen.add(code)
-            out.append((code, severity, start, end, reason))
+    def add(rule: Rule, severity: str, start: int, end: int, reason: str) -> None:
+        if rule.code not in seen:  # one finding per code and text, whichever rule finds it
+            seen.add(rule.code)
+            out.append((rule, severity, start, end, reason))
 
     narrow = parts is not None  # each sentence has its own gates
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
@@ -394,7 +396,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if _quoted(sentence, m.start(), m.end(), ctx):
                     continue
                 directive = True
-                add("directive.override", "high", offset + m.start(), offset + m.end(),
+                add(R.OVERRIDE, "high", offset + m.start(), offset + m.end(),
                     "tells the model to drop its rules or to act behind the user's back")
                 break
         # 2. A directive aimed at the model: it is addressed (or asked a favour) and asked
@@ -429,7 +431,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                                                                                     ctx)
         if personal and (address or imperative) and not ctx.topic & ud.SESSION_TOPICS:
             directive = True
-            add("secret.request", "high", offset + personal.start(), offset + personal.end(),
+            add(R.PERSONAL_ASKED, "high", offset + personal.start(), offset + personal.end(),
                 "asks for the user's data or the conversation, which this tool does not need")
         if (address or imperative) and (favour and (beyond or personal) or personal
                                         or priority or strong and beyond):
@@ -444,7 +446,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                                                                    hit.end())):
                 directive = True
                 severity = "high" if personal and favour else "warning"
-                add("directive.model", severity, offset + start, offset + end,
+                add(R.FAVOUR, severity, offset + start, offset + end,
                     "asks the model for something beyond this call"
                     + (" (the user's data or the conversation)" if personal else
                        " (to put this tool first)" if priority and not beyond else ""))
@@ -472,14 +474,14 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if (not index and not is_param and ctx.topic & _CONFIG_TOPICS
                         and _DESCRIBES.match(sentence) and not (address or beyond)):
                     continue
-                add("secret.file", "high", offset + m.start(), offset + m.end(),
+                add(R.SECRET_FILE, "high", offset + m.start(), offset + m.end(),
                     "names a sensitive file that is not this tool's subject")
                 break
         # 3b. Reading a specific path on the user's machine, for a tool without file inputs.
         m = lex.READ_PATH.search(sentence, gates) if "path" in gates else None
         if m and not _negated(sentence, m.start()) and not ctx.purpose & lex.FILE_WORDS and not (
                 _listed(sentence, m.start(), m.end(), ctx)):
-            add("secret.file", "high", offset + m.start(), offset + m.end(),
+            add(R.READ_PATH, "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
         m = lex.SECRET.search(sentence, gates) if "secret" in gates else None
@@ -498,7 +500,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             fetched = (transfer or is_param) and _exposes(sentence)
             if fetched or not _own(words_of(m.group()), ctx, sentence):
                 if transfer or placed or is_param:
-                    add("secret.request" if transfer or placed or fetched else "secret.param",
+                    add(R.SECRET_ASKED if transfer or placed or fetched else R.SECRET_IN_PARAM,
                         "high" if transfer or placed or fetched else "warning",
                         offset + m.start(), offset + m.end(),
                         "asks for a secret or credential this tool's purpose does not need")
@@ -519,7 +521,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                         sentence, m.end(), m.end() + 40):
                     continue
                 flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
-                add("data.user", "high" if flow else "warning", offset + m.start(),
+                add(R.USER_DATA, "high" if flow else "warning", offset + m.start(),
                     offset + m.end(),
                     ("asks for" if flow else "refers to") + " the user's data or the "
                     "conversation, which this tool's purpose does not involve")
@@ -529,13 +531,13 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                      m.end(), ctx):
                     directive = True
-                    add("directive.override", "high", offset + m.start(), offset + m.end(),
+                    add(R.UNASKED, "high", offset + m.start(), offset + m.end(),
                         "tells the model to act without the user's say")
                     break
         if lex.SCOPE.may_match(gates):
             for m in lex.SCOPE.finditer(sentence, gates):
                 if not _negated(sentence, m.start()):
-                    add("directive.model", "warning", offset + m.start(), offset + m.end(),
+                    add(R.SCOPE, "warning", offset + m.start(), offset + m.end(),
                         "asks the model to go beyond what the user asked for")
                     break
         # 6. Other tools: siblings are documentation, another server's tool is shadowing.
@@ -547,7 +549,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if not _plain_name_counts(word, sentence, start, end):
                     continue
                 instructs = directive or lex.SHADOW_VERB.search(sentence) is not None
-                add("shadowing.tool", "high" if instructs else "warning",
+                add(R.FOREIGN_TOOL, "high" if instructs else "warning",
                     offset + start, offset + end,
                     f"names {word!r}, a tool of another server"
                     + (", with an instruction about it" if instructs else ""))
@@ -556,37 +558,37 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         if m and m.group(1) != ctx.name and not (
                 ctx.topic & lex.SECURITY_TOPICS and _quoted(sentence, m.start(), m.end(), ctx)):
             if m.group(1) not in ctx.siblings:
-                add("shadowing.tool", "high", offset + m.start(1), offset + m.end(1),
+                add(R.HOOKED_TOOL, "high", offset + m.start(1), offset + m.end(1),
                     f"hooks onto {m.group(1)!r}, a tool this server does not offer")
             elif lex.STRONG.search(sentence, m.end()) or lex.TRANSFER.search(
                     sentence, gates, m.end()):
                 # A sibling's own text says how to call it; this one rewrites its calls.
-                add("directive.model", "warning", offset + m.start(1), offset + m.end(1),
+                add(R.SIBLING_REWRITE, "warning", offset + m.start(1), offset + m.end(1),
                     f"tells the model how to call {m.group(1)!r} whenever it is used")
         m = lex.NAMED_TOOL_ANY.search(sentence, gates) if "hook" in gates else None
         if m and m.group(1) not in ctx.siblings and m.group(1) not in ctx.params and not (
                 _negated(sentence, m.start())):
             instructs = directive or lex.STRONG.search(sentence) or lex.SHADOW_VERB.search(
                 sentence)
-            add("shadowing.tool", "high" if instructs else "warning", offset + m.start(1),
+            add(R.UNOFFERED_TOOL, "high" if instructs else "warning", offset + m.start(1),
                 offset + m.end(1), f"speaks of {m.group(1)!r}, a tool this server does not "
                 "offer" + (", with an instruction about it" if instructs else ""))
         m = lex.RECIPIENT.search(sentence) if "@" in sentence else None
         if m and not _negated(sentence, m.start()):
-            add("directive.recipient", "high", offset + m.start(), offset + m.end(),
+            add(R.FIXED_RECIPIENT, "high", offset + m.start(), offset + m.end(),
                 "writes a fixed recipient into the tool's text: mail or invites would also go "
                 "there")
         m = lex.FIXED_ADDRESS.search(sentence) if "dest" in gates else None
         if m and not _negated(sentence, m.start()) and not _quoted(sentence, m.start(),
                                                                    m.end(), ctx) and (
                 lex.TRANSFER.search(sentence, gates) or lex.HANDOVER.search(sentence)):
-            add("directive.recipient", "high", offset + m.start(), offset + m.end(),
+            add(R.FIXED_DESTINATION, "high", offset + m.start(), offset + m.end(),
                 "writes a fixed destination (an address the user never gave) into the tool's "
                 "text, with something to send or transfer there")
         if "generic" in gates:
             m = lex.GENERIC_TOOLS.search(sentence, gates)
             if m and not _negated(sentence, m.start()):
-                add("shadowing.generic", "high" if directive or address else "warning",
+                add(R.GENERIC_TOOLS, "high" if directive or address else "warning",
                     offset + m.start(), offset + m.end(),
                     "gives instructions about other tools in general")
     return out

@@ -30,7 +30,7 @@ code                      severity  what
 ``secret.file``           high      a sensitive file (~/.ssh, .env, mcp.json) that is not the
                                     tool's own subject, not negated
 ``secret.request``        high      asks to send a secret the tool's purpose does not need
-                                    (warning: a parameter text that mentions one)
+``secret.param``          warning   a parameter text that mentions such a secret
 ``shadowing.tool``        warning   names another server's tool (high with an instruction);
                                     a sibling of the same server is documentation
 ``shadowing.generic``     warning   instructions about other tools in general
@@ -48,6 +48,10 @@ code                      severity  what
 ``name.confusable``       warning   looks like another tool's name; the characters are named
 ``hints.missing``         info      no annotations: treated as destructive
 ========================  ========  ==========================================================
+
+Each code is found by one or more rules (:mod:`workbench.audit.rules`, 40 of them), and
+each finding names its rule (``Finding.rule``, ``AUD-SECRET-002``); ``workbench audit
+--explain all`` lists them with what they look for.
 
 Every string of the schema is read (titles, long parameter names, enum values, defaults,
 examples, nested properties, ``annotations.title``), as the model would read it (invisible
@@ -82,6 +86,7 @@ from workbench.audit.hidden import (
     model_view,
 )
 from workbench.audit.params import NESTING, is_map
+from workbench.audit.rules import Rule, names
 from workbench.audit.schema import check_schema, phantom_params
 from workbench.audit.text import ToolContext, read_text, words_of
 from workbench.contracts.characters import named_characters
@@ -112,6 +117,8 @@ class Finding:
         reason: One line a person can check against the evidence.
         start: Where the evidence span starts in the field's text (-1: the whole field).
         end: Where it ends (exclusive; -1: the whole field).
+        rule: The id of the rule that found it (``AUD-SECRET-002``;
+            :mod:`workbench.audit.rules`).
     """
 
     tool: str
@@ -123,10 +130,11 @@ class Finding:
     reason: str = ""
     start: int = -1
     end: int = -1
+    rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``{tool, server, code, severity, field, evidence, reason, span}``."""
-        return {"tool": self.tool, "server": self.server, "code": self.code,
+        """The JSON form: tool, server, code, rule, severity, field, evidence, reason, span."""
+        return {"tool": self.tool, "server": self.server, "code": self.code, "rule": self.rule,
                 "severity": self.severity, "field": self.field, "evidence": self.evidence,
                 "reason": self.reason, "span": [self.start, self.end]}
 
@@ -337,34 +345,35 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     name = _name_of(tool)
     out: list[Finding] = []
 
-    def add(code: str, severity: str, field: str, evidence: str, reason: str,
+    def add(rule: Rule, severity: str, field: str, evidence: str, reason: str,
             start: int = -1, end: int = -1) -> None:
-        out.append(Finding(name, srv, code, severity, field, evidence, reason, start, end))
+        out.append(Finding(name, srv, rule.code, severity, field, evidence, reason, start, end,
+                           rule.id))
 
     # Names: the spec rule (a full match: a trailing newline is not allowed), collisions,
     # duplicates, look-alikes.
     if not TOOL_NAME_RE.fullmatch(name):
-        add("name.invalid", "high", "name", repr(visible(name)),
+        add(names.INVALID, "high", "name", repr(visible(name)),
             "breaks the MCP rule [A-Za-z0-9_.-]{1,128}"
             + (" (empty or missing)" if not name else ""))
     owners = servers_of.get(name, [])
     others = sorted({s for s in owners if s != srv})
     if others:
-        add("name.collision", "high", "name", visible(name),
+        add(names.COLLISION, "high", "name", visible(name),
             f"also offered by {', '.join(map(visible, others))}: one of them is shadowed")
     if owners.count(srv) > 1:
-        add("name.duplicate", "high", "name", visible(name),
+        add(names.DUPLICATE, "high", "name", visible(name),
             f"listed {owners.count(srv)} times by {visible(srv)}: which definition is "
             "called is ambiguous")
     twins = sorted(skeletons.get(skeleton_of[name], set()) - {name})
     if twins:
         looks = ", ".join(repr(visible(t)) for t in twins)
-        add("name.confusable", "warning", "name",
+        add(names.CONFUSABLE, "warning", "name",
             f"{visible(name)!r} looks like {looks}" + named_characters(name, *twins),
             f"looks like {looks}; differs by {_differences(name, twins[0])}")
     hints = tool.get("annotations")
     if not hints:
-        add("hints.missing", "info", "annotations", "no annotations",
+        add(names.MISSING_HINTS, "info", "annotations", "no annotations",
             "every call needs approval (treated as destructive)")
 
     schema = _schema_of(tool) or {}
@@ -383,8 +392,8 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         quiet = text.isascii() and text.isprintable() and "  " not in text
         if not quiet and (not text.isascii() or "  " in text or "\n\n" in text
                           or SUSPECT.search(text) is not None):
-            for code, severity, start, end, evidence, reason in hidden_findings(text):
-                add(code, severity, field, evidence, reason, start, end)
+            for rule, severity, start, end, evidence, reason in hidden_findings(text):
+                add(rule, severity, field, evidence, reason, start, end)
             # Invisible characters can split words to dodge the reading, tag characters
             # carry text the model reads, look-alike letters spell words: read what the
             # model would see.
@@ -395,13 +404,13 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         # parameter called contents_of_project_dotenv_file asks for the .env file.
         here = replace(ctx, params=ctx.params - {field.split(".")[-2]}) if field.endswith(
             ".name") else ctx
-        for code, severity, start, end, reason in read_text(
+        for rule, severity, start, end, reason in read_text(
                 plain, here, is_param=field.startswith("parameters."),
                 is_value=field.endswith((".default", ".examples", ".enum", ".const"))):
-            add(code, severity, field, excerpt(plain, start, end), reason,
+            add(rule, severity, field, excerpt(plain, start, end), reason,
                 *((start, end) if plain == text else (-1, -1)))
-    for code, severity, field, start, end, reason, text in check_schema(
+    for rule, severity, field, start, end, reason, text in check_schema(
             tool, description, props, f"{name} {title}", mine):
         evidence = excerpt(text, start, end) if start >= 0 else visible(text)[:200]
-        add(code, severity, field, evidence, reason, start, end)
+        add(rule, severity, field, evidence, reason, start, end)
     return out

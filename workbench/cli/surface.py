@@ -14,10 +14,12 @@ functions so ``workbench --help`` never pays for ``mcp`` or ``jsonschema``::
                               [--force]
     workbench audit (--tools-json FILE | --server "CMD or URL")... [--format table|json]
                     [--short] [--fail-on warning|high]
+    workbench audit --explain RULE_ID | all
 
 The audit prints its findings fitted to the terminal's width (the reason and the evidence
 cut to fit; ``--format json`` keeps every finding whole) and then a summary line, both on
-stdout: they are its result.
+stdout: they are its result. Each finding names its rule (``rule`` in ``--format json``);
+``--explain RULE_ID`` prints that rule with its attack and honest examples.
 
 Exit codes: 0 fine, 1 the check failed (invalid surface, refused edit, drift, findings at
 or above ``--fail-on``), 2 an error (bad file, missing directory, unreachable server), as
@@ -128,6 +130,10 @@ def register(subparsers: Any) -> None:
                           "summary")
     aud.add_argument("--fail-on", choices=("warning", "high"), default=None,
                      help="exit 1 when a finding at or above this severity exists")
+    aud.add_argument("--explain", metavar="RULE_ID", default=None,
+                     help="print one rule (what it looks for, what excuses it, its attack and "
+                          "honest examples; the id is a finding's rule, like AUD-SECRET-002) "
+                          "and exit; 'all' lists every rule")
     aud.set_defaults(func=_cmd_audit, parser=aud)
 
 
@@ -384,6 +390,11 @@ def _snapshot_of(dir: str) -> list[dict[str, Any]]:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from workbench.audit import at_or_above, audit
 
+    if args.explain is not None:
+        from workbench.audit.rules import explain
+
+        print(explain(args.explain))
+        return 0
     if not args.tools_json and not args.server:
         args.parser.error("give --tools-json FILE or --server CMD_OR_URL (or several)")
     toolsets: dict[str, list[Any]] = {}
