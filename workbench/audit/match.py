@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from re import _constants as _C  # the syntax tree's opcodes
-from re import _parser
 from typing import Any, ClassVar
+
+from workbench.audit.starts import MAX_FIRST, first_chars
 
 __all__ = ["CaseBlind", "Gated", "alt", "compiled", "rx"]
 
@@ -29,96 +29,29 @@ _CASED = re.compile(r"[A-Z]|\(\?-i")
 # scan for, so it tries every alternative at every position. Put in front, a lookahead on
 # the characters a match can start with rejects most positions at once: about half the time
 # for such patterns, with the same matches. The first characters are read from the
-# pattern's syntax tree; when they cannot be (a class like \w, a scoped flag, a pattern that
-# can match nothing), the pattern is compiled as written.
-_MAX_FIRST = 40
-
-
-def _first_chars(items: Any) -> tuple[set[str], bool] | None:
-    """What a match of a parsed sequence can start with.
-
-    Returns:
-        The first characters and whether the sequence can match nothing; ``None`` when they
-        cannot be told.
-    """
-    out: set[str] = set()
-    for op, av in items:
-        if op is _C.LITERAL:
-            return out | {chr(av)}, False
-        if op is _C.IN:
-            chars = set()
-            for kind, value in av:
-                if kind is _C.LITERAL:
-                    chars.add(chr(value))
-                elif kind is _C.RANGE and value[1] - value[0] < _MAX_FIRST:
-                    chars.update(map(chr, range(value[0], value[1] + 1)))
-                else:
-                    return None  # a negated class, a category (\w, \s), a wide range
-            return out | chars, False
-        if op is _C.AT or op is _C.ASSERT or op is _C.ASSERT_NOT:
-            continue  # zero width: \b, ^, lookarounds
-        if op is _C.SUBPATTERN:
-            if av[1] or av[2]:
-                return None  # a scoped flag: (?-i:...)
-            found = _first_chars(av[3])
-        elif op is _C.BRANCH:
-            parts = [_first_chars(branch) for branch in av[1]]
-            if any(part is None for part in parts):
-                return None
-            found = (set().union(*(c for c, _ in parts)),  # type: ignore[union-attr]
-                     any(empty for _, empty in parts))  # type: ignore[misc]
-        elif op is _C.MAX_REPEAT or op is _C.MIN_REPEAT:
-            inner = _first_chars(av[2])
-            found = None if inner is None else (inner[0], inner[1] or av[0] == 0)
-        else:
-            return None  # any character, a back-reference, ...
-        if found is None:
-            return None
-        out |= found[0]
-        if not found[1]:
-            return out, False
-    return out, True
-
-
-def _scanned(items: Any, blind: int) -> bool:
-    """Whether the engine scans for this pattern's start itself (a lookahead adds work).
-
-    It does for a literal, a class of literals, or alternatives that each open with one,
-    none of them a letter when the pattern is case-blind.
-    """
-    if not items:
-        return False
-    op, av = items[0]
-
-    def plain(code: int) -> bool:
-        return not blind or chr(code).lower() == chr(code).upper()
-
-    if op is _C.LITERAL:
-        return plain(av)
-    if op is _C.IN:
-        return all(kind is _C.LITERAL and plain(value) for kind, value in av)
-    if op is _C.BRANCH:
-        return all(_scanned(branch, blind) for branch in av[1])
-    return False
+# pattern's text (:mod:`~workbench.audit.starts`); when they cannot be (a class like \w, a
+# scoped flag, a pattern that can match nothing), the pattern is compiled as written.
+_MAX_FIRST = MAX_FIRST
 
 
 def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, with a lookahead on the characters a match starts with.
 
     Same matches, same groups; compiled as written when the first characters cannot be told,
-    are many, or are scanned for by the engine already.
+    are many, or are scanned for by the engine already (a literal, or a class or
+    alternation of them, none a letter when the pattern is case-blind).
     """
-    try:
-        tree = _parser.parse(pattern, flags)
-        first = _first_chars(tree.data)
-    except (re.error, RecursionError):
-        first = None
-    if (first is None or first[1] or not first[0] or len(first[0]) > _MAX_FIRST
-            or _scanned(tree.data, flags & re.IGNORECASE)):
+    found = first_chars(pattern)
+    if found is None:
         return re.compile(pattern, flags)
-    chars = "".join(f"\\U{ord(c):08x}" for c in sorted(first[0]))
+    chars, empty, lead = found
+    blind = flags & re.IGNORECASE
+    scanned = lead is not None and all(not blind or c.lower() == c.upper() for c in lead)
+    if empty or not chars or len(chars) > _MAX_FIRST or scanned:
+        return re.compile(pattern, flags)
+    chars_class = "".join(f"\\U{ord(c):08x}" for c in sorted(chars))
     try:
-        return re.compile(f"(?=[{chars}])(?:{pattern})", flags)
+        return re.compile(f"(?=[{chars_class}])(?:{pattern})", flags)
     except re.error:  # a global flag such as (?x) must stay first
         return re.compile(pattern, flags)
 
