@@ -72,9 +72,14 @@ class TestCatalogue:
         vocab = {"OVERRIDE": lexicon.OVERRIDE, "USER_DATA": ud.USER_DATA,
                  "UNASKED": lexicon.UNASKED, "SCOPE": lexicon.SCOPE,
                  "SECRET_FILE": lexicon.SECRET_FILE}
-        plain = {"address", "imperative", "secret", "path", "hook", "dest", "generic"}
-        assert gates._OPENERS == openers(vocab) == frozenset(plain).union(
-            *(v.triggers for v in vocab.values()))
+        plain = {"address", "secret", "path", "dest", "generic"}
+        assert gates._OPENERS == frozenset(plain).union(*(v.triggers for v in vocab.values()))
+        assert (gates._OPENERS, gates._OPENERS_BOTH) == openers(
+            {**vocab, "TRANSFER": lexicon.TRANSFER, "PRIORITY": lexicon.PRIORITY,
+             "NAMED_TOOL_HOOK": lexicon.NAMED_TOOL_HOOK, "NAMED_TOOL_ANY": lexicon.NAMED_TOOL_ANY})
+        assert [(g, v) for g, v in gates._OPENERS_BOTH] == [
+            ("hook", lexicon.NAMED_TOOL_ANY), ("hook", lexicon.NAMED_TOOL_HOOK),
+            ("imperative", lexicon.PRIORITY), ("imperative", lexicon.TRANSFER)]
 
 
 class TestExplain:

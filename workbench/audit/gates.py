@@ -9,6 +9,8 @@ may find something behind them. The patterns themselves are
 
 from __future__ import annotations
 
+import re
+
 from workbench.audit import lexicon as lex
 from workbench.audit import user_data as ud
 from workbench.audit.match import Gated
@@ -99,28 +101,51 @@ _HEADS = frozenset(_BY_HEAD)
 _MARKED = tuple(_BY_MARK.items())
 _WORD_TOKENS = tuple(sorted(set(_WORD_TRIGGERS) | _HEADS))
 _EXACT = frozenset(t[1:] for t in _EXACT_TRIGGERS)
-# The tokens by their first two characters: a word meets only those its pairs begin (a
-# new word met 400 substring tests, 16 us; hostile servers send endless new words).
-_BY_PAIR: dict[str, tuple[str, ...]] = {}
-for _t in _WORD_TOKENS:
-    if len(_t) > 1:
-        _BY_PAIR[_t[:2]] = (*_BY_PAIR.get(_t[:2], ()), _t)
-_SINGLE = tuple(t for t in _WORD_TOKENS if len(t) == 1)
-# Past this length, one C-level substring test per token beats a Python step per character.
-_PAIRED_MAX = 48
+
+
+def _trie(tokens: tuple[str, ...]) -> str:
+    """A pattern that matches the longest of ``tokens`` starting where it is tried.
+
+    The tokens as a tree of their characters, each node an alternation of the characters
+    that follow it, optional past a node that ends a token: one step per character, where
+    an alternation of 400 words would try each.
+    """
+    root: dict[str, dict] = {}
+    for token in tokens:
+        node = root
+        for c in token:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, dict]) -> str:
+        branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return f"(?=({pattern(root)}))"
+
+
+# Every token found where a match starts, with the tokens it begins with ("passw" holds
+# "pass"): the longest one at each position is what the tree matches.
+_LONGEST = re.compile(_trie(_WORD_TOKENS))
+_PREFIXES = {t: frozenset(u for u in _WORD_TOKENS if t.startswith(u)) for t in _WORD_TOKENS}
+_SECRET_IN = re.compile("|".join(map(re.escape, _GATE_SECRET_IN)))
 
 
 def _tokens_in(word: str) -> set[str]:
-    """The word tokens (pattern triggers and phrase heads) inside one lowercased word."""
-    if len(word) > _PAIRED_MAX:
-        return {t for t in _WORD_TOKENS if t in word}
-    out = {t for t in _SINGLE if t in word}
-    pairs = _BY_PAIR
-    for i in range(len(word) - 1):
-        for t in pairs.get(word[i:i + 2], ()):
-            if word.startswith(t, i):
-                out.add(t)
-    return out
+    """The word tokens (pattern triggers and phrase heads) inside one lowercased word.
+
+    ``{t for t in _WORD_TOKENS if t in word}``, by one pass of :data:`_LONGEST`: a new word
+    met 400 substring tests (hostile servers send endless new words).
+    """
+    found = _LONGEST.findall(word)
+    if not found:
+        return set()
+    if len(found) == 1:
+        return set(_PREFIXES[found[0]])
+    return set().union(*map(_PREFIXES.__getitem__, found))
 
 
 def _word_gates(word: str) -> frozenset[str]:
@@ -132,7 +157,7 @@ def _word_gates(word: str) -> frozenset[str]:
         out.add("address")
     if word in _IMPERATIVE_SET:
         out.add("imperative")
-    if word.startswith(_GATE_SECRET) or any(t in word for t in _GATE_SECRET_IN):
+    if word.startswith(_GATE_SECRET) or _SECRET_IN.search(word):
         out.add("secret")
     if "0x" in word or "bc1" in word:  # a wallet address
         out.add("dest")
@@ -215,10 +240,16 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
 # :mod:`workbench.audit.rules.reading`): a text holding none of them cannot produce a
 # finding, so its sentences are not read one by one. (Counting each Gated rule's AND groups
 # too skipped a quarter more texts, but cost more than it saved.)
-_OPENERS = openers({name: value for module in (lex, ud) for name, value in vars(module).items()
-                    if isinstance(value, Gated)})
+# A gate that opens a rule only beside a vocabulary (an imperative only through a transfer
+# or a claim to priority, a hyphenated name only in a hook) is checked with it: most texts
+# hold a hyphen or an imperative verb, few a hook.
+_OPENERS, _OPENERS_BOTH = openers({name: value for module in (lex, ud)
+                                   for name, value in vars(module).items()
+                                   if isinstance(value, Gated)})
 
 
 def opens(gates: set[str]) -> bool:
     """Whether a reading block of ``text.read_text`` may find something behind ``gates``."""
-    return not gates.isdisjoint(_OPENERS)
+    if not gates.isdisjoint(_OPENERS):
+        return True
+    return any(gate in gates and vocabulary.opened(gates) for gate, vocabulary in _OPENERS_BOTH)

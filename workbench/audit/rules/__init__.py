@@ -102,9 +102,10 @@ class Rule:
         attacks: Tools it must flag.
         honest: Tools it must not flag; none of them may draw a warning from any rule.
         exceptions: Names from :data:`EXCEPTIONS` that excuse a match.
-        opens_on: For a rule of the sentence reading: the gates (``address``, ``secret``,
-            ...) or the gated vocabularies (``OVERRIDE``) whose triggers let a sentence
-            reach it.
+        opens_on: For a rule of the sentence reading, what lets a sentence reach it: a gate
+            (``address``, ``secret``, ...) or a gated vocabulary (``OVERRIDE``) whose
+            triggers do, or both of two joined by ``+`` (``imperative+TRANSFER``: an
+            imperative, and a text the vocabulary's rules may match).
     """
 
     id: str
@@ -165,19 +166,28 @@ def rule(rule_id: str) -> Rule:
     return found
 
 
-def openers(gated: Mapping[str, Any]) -> frozenset[str]:
-    """Every gate and trigger that may open one of the sentence-reading rules.
+def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], tuple[tuple[str, Any], ...]]:
+    """What may open one of the sentence-reading rules, from their ``opens_on``.
 
     Args:
         gated: The gated vocabularies by name (``{"OVERRIDE": lexicon.OVERRIDE, ...}``);
             a rule's ``opens_on`` entry names one of them or a plain gate.
+
+    Returns:
+        Every gate and trigger that opens a rule alone, and the pairs ``(gate, vocabulary)``
+        that open one together (a sentence holding the gate and opening the vocabulary).
     """
     rule("AUD-NAME-001")  # fills RULES
-    out: set[str] = set()
+    alone: set[str] = set()
+    both: set[tuple[str, str]] = set()
     for r in RULES.values():
         for name in r.opens_on:
-            out.update(gated[name].triggers if name in gated else (name,))
-    return frozenset(out)
+            if "+" in name:
+                gate, vocabulary = name.split("+")
+                both.add((gate, vocabulary))
+            else:
+                alone.update(gated[name].triggers if name in gated else (name,))
+    return frozenset(alone), tuple((g, gated[v]) for g, v in sorted(both) if g not in alone)
 
 
 def _shown(example: Example) -> str:
