@@ -15,6 +15,7 @@ from regex_samples import samples
 from workbench.audit import lexicon as lex
 from workbench.audit import text as audit_text
 from workbench.audit import user_data as ud
+from workbench.audit.context import ToolContext
 from workbench.audit.gates import gates_of
 from workbench.audit.match import CaseBlind, Gated
 
@@ -96,7 +97,7 @@ def _sampled_sentences():
 
 
 def test_sampled_sentences_that_open_no_block_lose_no_finding(monkeypatch):
-    ctx = audit_text.ToolContext("add", "Add", frozenset({"a", "b"}),
+    ctx = ToolContext("add", "Add", frozenset({"a", "b"}),
                                  frozenset({"add", "read_file"}),
                                  frozenset({"send_email", "create_issue", "fetch"}))
     texts = list(_sampled_sentences())

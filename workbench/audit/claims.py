@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from workbench.audit.context import sentences, words_of
 from workbench.audit.match import CaseBlind, compiled
 from workbench.audit.params import (
     NAME_TOKEN,
@@ -27,7 +28,6 @@ from workbench.audit.params import (
 )
 from workbench.audit.rules import Rule
 from workbench.audit.rules import schema as R
-from workbench.audit.text import sentences, words_of
 
 __all__ = ["check_claims", "check_hints"]
 
@@ -299,7 +299,10 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
         or _NO_DELETE_CLAIM.search(description))
     name = tool.get("name")
     for offset, sentence in sentences(description) if claims else ():
-        if any(t in siblings and t != name for t in NAME_TOKEN.findall(sentence)):
+        named = set(NAME_TOKEN.findall(sentence))
+        if isinstance(name, str):
+            named.discard(name)
+        if not siblings.isdisjoint(named):
             continue
         for claim, evidence, what, rule in _CLAIMS:
             m = claim.search(sentence)

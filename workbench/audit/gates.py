@@ -248,8 +248,13 @@ _OPENERS, _OPENERS_BOTH = openers({name: value for module in (lex, ud)
                                    if isinstance(value, Gated)})
 
 
+_BOTH_GATES = frozenset(gate for gate, _ in _OPENERS_BOTH)
+
+
 def opens(gates: set[str]) -> bool:
     """Whether a reading block of ``text.read_text`` may find something behind ``gates``."""
     if not gates.isdisjoint(_OPENERS):
         return True
+    if _BOTH_GATES.isdisjoint(gates):
+        return False
     return any(gate in gates and vocabulary.opened(gates) for gate, vocabulary in _OPENERS_BOTH)

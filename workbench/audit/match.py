@@ -168,9 +168,9 @@ class Gated:
 
     def opened(self, present: AbstractSet[str]) -> list[int]:
         """Indices of the rules a text holding the ``present`` triggers opens, in order."""
-        found = self.triggers & present
-        if not found:
+        if self.triggers.isdisjoint(present):
             return []
+        found = self.triggers & present
         rules_of = self._rules_of
         if len(found) == 1:
             opened = rules_of[next(iter(found))]

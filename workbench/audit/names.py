@@ -76,8 +76,13 @@ def _may_hold(words: set[str], by_key: _Keyed) -> bool:
     return False
 
 
-def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
+def names_foreign(text: str, words: set[str], foreign: frozenset[str],
+                  indexed: frozenset[str] | None = None) -> bool:
     """Whether ``text`` holds, as a whole token, the name of a tool some other server offers.
+
+    ``indexed`` is a set of names that holds ``foreign`` (every name of the audit), whose
+    index then rules texts out: it is built once for all servers, and a text it lets
+    through is checked against ``foreign`` itself.
 
     A name found as a token has all its words among the text's words (``words``): a token's
     edges are never inside a word. So an ASCII text that lacks a word of every name holds no
@@ -88,7 +93,7 @@ def names_foreign(text: str, words: set[str], foreign: frozenset[str]) -> bool:
     if not foreign:
         return False
     if text.isascii():
-        by_key, plain = _name_index(foreign)
+        by_key, plain = _name_index(foreign if indexed is None else indexed)
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
             return False
         if by_key is not None and not _may_hold(words, by_key):

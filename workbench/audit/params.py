@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from workbench.audit.text import words_of
+from workbench.audit.context import words_of
 
 __all__ = ["NAME_TOKEN", "NESTING", "VERB_SPLIT", "Table", "is_map", "name_stems", "name_words",
            "stems", "walk"]

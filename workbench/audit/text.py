@@ -15,93 +15,31 @@ description and parameter descriptions with its context:
   (a favour framed by the server, "also ... each time", the user's data, concealment) is a
   directive; a sentence about this tool's own inputs is documentation.
 
-:func:`read_text` returns ``(code, severity, start, end, reason)`` tuples; the audit turns
+:func:`read_text` returns ``(rule, severity, start, end, reason)`` tuples; the audit turns
 them into findings with an excerpt around ``start:end``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from workbench.audit import lexicon as lex
 from workbench.audit import user_data as ud
-from workbench.audit.gates import gates_of, opens, words_in
+from workbench.audit.context import MEMO_TEXT, ToolContext, sentences, tokenise, tokenised, words_of
+from workbench.audit.gates import gates_of, opens
 from workbench.audit.match import CaseBlind, compiled, rx
 from workbench.audit.names import foreign_names_in, names_foreign
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
 
-__all__ = ["ToolContext", "mentions_user_data", "read_text", "sentences", "words_of"]
+__all__ = ["mentions_user_data", "read_text"]
 
 
-@dataclass(frozen=True)
-class ToolContext:
-    """What a text is read against.
-
-    Attributes:
-        name: The tool's name.
-        title: The tool's title ("" when it has none).
-        params: The tool's parameter names.
-        siblings: Names of the tools of the same server (its own name included).
-        foreign: Names of tools that some other server offers.
-    """
-
-    name: str
-    title: str
-    params: frozenset[str]
-    siblings: frozenset[str]
-    foreign: frozenset[str]
-
-    @cached_property
-    def topic(self) -> frozenset[str]:
-        """Lowercased words of the name and title: what the tool says it is about."""
-        # Paths in a title are content, not purpose: "OCR (licence = ~/.config/gcloud/...)".
-        return words_of(self.name, _PATHS.sub(" ", self.title))
-
-    @cached_property
-    def path_words(self) -> frozenset[str]:
-        """Words of the parameters that take a path, a file or a directory."""
-        return words_of(*(p for p in self.params if _PATHISH.search(p)))
-
-    @cached_property
-    def purpose(self) -> frozenset[str]:
-        """The topic plus the words of the parameter names."""
-        return self.topic | words_of(*self.params)
-
-
-_PATHISH = re.compile(r"(?i:path|file|dir|folder|location)")
 # Asking for what is in a file, not where it is.
 _CONTENTS = CaseBlind(r"\b(?:contents?\s+of|base64|text\s+of|bytes\s+of|output\s+of|cat\s+|"
                        r"the\s+(?:full|whole|entire)\s+file|paste|snapshot)")
-# Paths, dotfiles and asides in a title are content, not purpose.
-_PATHS = re.compile(r"\S*[/~\\]\S*|(?<![\w.])\.\w[\w.-]*|\([^)]*\)")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = lex.WORD
-
-
-def words_of(*texts: str) -> frozenset[str]:
-    """Lowercased word tokens, splitting ``snake_case``, ``kebab-case`` and ``camelCase``."""
-    out: set[str] = set()
-    for text in texts:
-        out |= words_in(_CAMEL.sub(" ", text).lower())
-    return frozenset(out)
-
-
-# A sentence ends at . ! ? before a space, or at a line break (list items stay separate);
-# the dots of ~/.aws/credentials or e.g. do not end one.
-# Nor do the dots of "e.g." and "i.e." (an example list stays in its sentence).
-_SENTENCE = re.compile(r"(?:[^.!?\n]+|(?<=\be)\.g\.|(?<=\bi)\.e\.|(?<=\betc)\.|(?<=\bvs)\.|"
-                       r"(?<=\bcf)\.|[.!?]+(?![\s]|$))+(?:[.!?]+|\n|$)", re.IGNORECASE)
-
-
-def sentences(text: str) -> Iterator[tuple[int, str]]:
-    """``(offset, sentence)`` for each sentence of ``text``."""
-    for m in _SENTENCE.finditer(text):
-        if m.group().strip():
-            yield m.start(), m.group()
 
 
 # -- context: negation and quotation ------------------------------------------------------
@@ -353,25 +291,9 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
     example, enum or const (sent as is unless someone changes it).
     """
-    # Gates first: a block whose words a sentence lacks skips it. A short text's gates serve
-    # all its sentences; a long one's are each sentence's own, and the text's are their union
-    # (so a long text is tokenised once, by sentence).
-    single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
-    if single or len(text) < 200:
-        lower = text.lower()
-        words = words_in(lower)
-        text_gates = gates_of(lower, words)
-        parts: list[tuple[int, str, set[str]]] | None = None
-    else:
-        words = set()
-        parts = []
-        for offset, sentence in sentences(text):
-            lowered = sentence.lower()
-            said = words_in(lowered)
-            words |= said
-            parts.append((offset, sentence, gates_of(lowered, said)))
-        text_gates = set().union(*(g for _, _, g in parts))
-    g_tools = names_foreign(text, words, ctx.foreign)
+    single, words, text_gates, parts = tokenised(text) if len(text) <= MEMO_TEXT else (
+        tokenise(text))
+    g_tools = names_foreign(text, words, ctx.foreign, ctx.every)
     if not g_tools and not opens(text_gates):
         return []  # nothing in the text can open any reading block
     out: list[tuple[Rule, str, int, int, str]] = []

@@ -77,6 +77,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from workbench.audit.context import ToolContext, words_of
 from workbench.audit.hidden import (
     HOMOGLYPHS,
     SUSPECT,
@@ -88,7 +89,7 @@ from workbench.audit.hidden import (
 from workbench.audit.params import NESTING, is_map
 from workbench.audit.rules import Rule, names
 from workbench.audit.schema import check_schema, phantom_params
-from workbench.audit.text import ToolContext, read_text, words_of
+from workbench.audit.text import read_text
 from workbench.contracts.characters import named_characters
 from workbench.contracts.names import TOOL_NAME_RE
 from workbench.textsafe import escape
@@ -328,12 +329,13 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     foreign_of = {srv: frozenset(n for n, owners in servers_of.items()
                                  if any(o != srv for o in owners))
                   for srv in names_on}
+    every = frozenset(servers_of)
     findings: list[Finding] = []
     for srv, tool in tools:
         if focus is not None and (srv, _name_of(tool)) not in focus:
             continue
         findings.extend(_audit_tool(srv, tool, servers_of, skeletons, skeleton_of,
-                                    mine_of[srv], foreign_of[srv]))
+                                    mine_of[srv], foreign_of[srv], every))
     findings.sort(key=lambda f: (-_RANK[f.severity], f.server, f.tool, f.code, f.field,
                                  f.evidence))
     return findings
@@ -341,7 +343,8 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
 
 def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list[str]],
                 skeletons: Mapping[str, set[str]], skeleton_of: Mapping[str, str],
-                mine: frozenset[str], foreign: frozenset[str]) -> list[Finding]:
+                mine: frozenset[str], foreign: frozenset[str],
+                every: frozenset[str] | None = None) -> list[Finding]:
     name = _name_of(tool)
     out: list[Finding] = []
 
@@ -382,7 +385,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         props = {}
     title = tool.get("title") if isinstance(tool.get("title"), str) else ""
     ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),
-                      siblings=mine, foreign=foreign)
+                      siblings=mine, foreign=foreign, every=every)
     description = ""
     for field, text in tool_texts(tool, deep=True):
         if not text:

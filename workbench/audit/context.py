@@ -1,0 +1,119 @@
+"""The context a tool's text is read in, and the text cut into sentences, words and gates.
+
+:class:`ToolContext` is what :func:`~workbench.audit.text.read_text` reads a text against
+(the tool's name, title and parameters, its server's tools and the others'); :func:`words_of`
+splits names and texts into lowercased words; :func:`sentences` cuts a text where a
+sentence ends; :func:`tokenise` gives a text's words and, per sentence, the gates that decide
+which reading blocks may run (:mod:`~workbench.audit.gates`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from workbench.audit.gates import gates_of, words_in
+
+__all__ = ["MEMO_TEXT", "ToolContext", "sentences", "tokenise", "tokenised", "words_of"]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a text is read against.
+
+    Attributes:
+        name: The tool's name.
+        title: The tool's title ("" when it has none).
+        params: The tool's parameter names.
+        siblings: Names of the tools of the same server (its own name included).
+        foreign: Names of tools that some other server offers.
+        every: Every tool name of the audit, when known: one index of them serves every
+            server's look for foreign names (each server's foreign names are nearly all).
+    """
+
+    name: str
+    title: str
+    params: frozenset[str]
+    siblings: frozenset[str]
+    foreign: frozenset[str]
+    every: frozenset[str] | None = None
+
+    @cached_property
+    def topic(self) -> frozenset[str]:
+        """Lowercased words of the name and title: what the tool says it is about."""
+        # Paths in a title are content, not purpose: "OCR (licence = ~/.config/gcloud/...)".
+        return words_of(self.name, _PATHS.sub(" ", self.title))
+
+    @cached_property
+    def path_words(self) -> frozenset[str]:
+        """Words of the parameters that take a path, a file or a directory."""
+        return words_of(*(p for p in self.params if _PATHISH.search(p)))
+
+    @cached_property
+    def purpose(self) -> frozenset[str]:
+        """The topic plus the words of the parameter names."""
+        return self.topic | words_of(*self.params)
+
+
+_PATHISH = re.compile(r"(?i:path|file|dir|folder|location)")
+# Paths, dotfiles and asides in a title are content, not purpose.
+_PATHS = re.compile(r"\S*[/~\\]\S*|(?<![\w.])\.\w[\w.-]*|\([^)]*\)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def words_of(*texts: str) -> frozenset[str]:
+    """Lowercased word tokens, splitting ``snake_case``, ``kebab-case`` and ``camelCase``."""
+    out: set[str] = set()
+    for text in texts:
+        # No capital, no camel hump to split at (most names and parameter names).
+        out |= words_in((text if text.islower() else _CAMEL.sub(" ", text)).lower())
+    return frozenset(out)
+
+
+# A sentence ends at . ! ? before a space, or at a line break (list items stay separate);
+# the dots of ~/.aws/credentials or e.g. do not end one.
+# Nor do the dots of "e.g." and "i.e." (an example list stays in its sentence).
+_SENTENCE = re.compile(r"(?:[^.!?\n]+|(?<=\be)\.g\.|(?<=\bi)\.e\.|(?<=\betc)\.|(?<=\bvs)\.|"
+                       r"(?<=\bcf)\.|[.!?]+(?![\s]|$))+(?:[.!?]+|\n|$)", re.IGNORECASE)
+
+
+def sentences(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, sentence)`` for each sentence of ``text``."""
+    for m in _SENTENCE.finditer(text):
+        if m.group().strip():
+            yield m.start(), m.group()
+
+
+_Parts = list[tuple[int, str, set[str]]]
+# Texts up to this length are tokenised once per process: parameter descriptions repeat
+# across a server's tools ("Repository owner"), and their words and gates do not depend on
+# the tool. Longer ones are tokenised each time (a hostile server sends megabytes).
+MEMO_TEXT = 2_000
+
+
+def tokenise(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
+    """A text's words and gates: ``(single sentence, words, gates, sentences or None)``.
+
+    Gates first: a block whose words a sentence lacks skips it. A short text's gates serve
+    all its sentences; a long one's are each sentence's own, and the text's are their union
+    (so a long text is tokenised once, by sentence). Shared, so never changed by a reader.
+    """
+    single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
+    if single or len(text) < 200:
+        lower = text.lower()
+        words = words_in(lower)
+        return single, words, gates_of(lower, words), None
+    words = set()
+    parts = []
+    for offset, sentence in sentences(text):
+        lowered = sentence.lower()
+        said = words_in(lowered)
+        words |= said
+        parts.append((offset, sentence, gates_of(lowered, said)))
+    return single, words, set().union(*(g for _, _, g in parts)), parts
+
+
+#: :func:`tokenise`, once per text of up to :data:`MEMO_TEXT` characters.
+tokenised = lru_cache(maxsize=4096)(tokenise)
