@@ -290,3 +290,46 @@ class TestSchemasThatGrow:
     def test_a_schema_that_is_not_an_object_is_one_form_error(self, schema):
         with pytest.raises(FormError, match="not a JSON object"):
             SchemaForm(schema)
+
+
+class TestSchemaChecksBeforeTheCall:
+    """Issue 30 item 9: bounds and patterns are flagged beside their field, before a call."""
+
+    def test_bounds_of_numbers_and_strings_are_named_beside_each_field(self):
+        form = SchemaForm(obj(["n", "code"], n={"type": "integer", "minimum": 1, "maximum": 9},
+                              code={"type": "string", "maxLength": 3,
+                                    "pattern": "^[A-Z]+$"}))
+        form.fill({"n": 12, "code": "abcd"})
+        with pytest.raises(FormError) as err:
+            _ = form.value
+        text = str(err.value)
+        assert "n: 12 is greater than the maximum of 9" in text
+        assert "code: 'abcd' is too long" in text and "does not match '^[A-Z]+$'" in text
+        assert "greater than the maximum" in form.field("n").problem.value
+        form.fill({"n": 3, "code": "NO"})
+        assert form.value == {"n": 3, "code": "NO"}
+        assert form.field("n").problem.value == ""
+
+    def test_a_nested_field_is_named_by_its_path(self):
+        form = SchemaForm(obj(["stops"], stops={"type": "array", "items": obj(
+            ["nights"], nights={"type": "integer", "minimum": 1})}))
+        form.fill({"stops": [{"nights": 2}, {"nights": 0}]})
+        assert form.problems() == ["stops[1].nights: 0 is less than the minimum of 1"]
+
+    def test_a_schema_that_cannot_be_compiled_leaves_the_check_to_the_registry(self):
+        form = SchemaForm(obj(["a"], a={"type": "string", "minLength": "three"}))
+        form.fill({"a": "x"})
+        assert form.value == {"a": "x"}
+
+    def test_many_problems_are_listed_up_to_a_cap(self):
+        props = {f"f{i}": {"type": "integer", "maximum": 0} for i in range(40)}
+        form = SchemaForm(obj(list(props), **props))
+        form.fill({name: 1 for name in props})
+        problems = form.problems()
+        assert len(problems) == SchemaForm.MAX_SCHEMA_PROBLEMS + 1
+        assert problems[-1] == "and 20 more"
+
+
+def test_the_null_tick_says_what_it_does():
+    form = SchemaForm(obj([], a={"type": ["boolean", "null"]}))
+    assert form.field("a").null.description == "send null instead"

@@ -134,8 +134,13 @@ class TestInProcess:
         assert failed.event.payload["error"] == failed.error
         assert "isError: true" in caller.status.value
         assert "the well is dry at 3 m" in output_html(caller.result_output)
-        # The registry checks the schema before the tool runs, as in a run.
-        invalid = caller.call({"depth": 0})
+        # The form checks the schema's bounds before any call: nothing is sent or recorded.
+        with pytest.raises(FormError, match="depth: 0 is less than the minimum of 1"):
+            caller.call({"depth": 0})
+        assert "less than the minimum" in caller.form.field("depth").problem.value
+        assert len(caller.hand) == 1
+        # Raw JSON is sent as given: the registry checks it before the tool runs, as in a run.
+        invalid = caller.call(raw='{"depth": 0}')
         assert invalid.is_error and "must be bigger than or equal to 1" in invalid.message
 
     def test_unknown_choices_list_what_is_offered(self, session):
@@ -171,6 +176,9 @@ class TestOverMCP:
             assert caller.tool_select.value == "plan_trip"
             assert "trip.lead.name" in caller.form.paths()
             # Untrusted server: its readOnlyHint is not believed, so approval is needed.
+            # The tick is shown, with why, only for a tool whose calls need a yes.
+            assert caller.approve.layout.display is None
+            assert "not believed" in caller.approval_note.value
             refused = caller.call(TRIP)
             assert refused.denied and refused.reason == "not approved"
             assert "not believed" in refused.message
@@ -334,3 +342,205 @@ class TestLongResults:
         caller.history.show_payload.value = True
         assert len(output_html(caller.history.table)) < 30_000
         assert "caller.outcome" in shown  # where the whole value is
+
+
+class TestApprovalTick:
+    """Issue 30 item 9: "Approve this call" only where a call needs approval."""
+
+    def test_a_trusted_in_process_tool_shows_no_tick(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller", tool="oracle")
+        assert caller.approve.layout.display == "none"
+        assert caller.approval_note.value == ""
+
+    def test_an_in_process_tool_without_hints_runs_unasked_as_in_a_run(self, session):
+        from workbench.widgets import ToolCaller
+
+        # In a run, in-process tools are our own code and no approval guard stands before
+        # them; the caller does not offer a tick that would change nothing.
+        session.registry.register("wipe", "Erase the slate.", lambda: {"wiped": True},
+                                  input_schema={"type": "object", "properties": {}})
+        teller = session.manifests["fortune-teller"]
+        session.manifests["fortune-teller"] = teller.model_copy(update={"tools": ("wipe",)})
+        caller = ToolCaller(session, agent="fortune-teller", tool="wipe")
+        assert caller.approve.layout.display == "none"
+        assert caller.call({}).ok
+
+
+class TestRawJson:
+    """Issue 30 item 10: arguments typed or pasted as JSON, sent exactly as given."""
+
+    def test_an_arguments_object_is_sent_as_is(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        outcome = caller.call(raw='{"seed": "dusk"}')
+        assert outcome.ok and outcome.params == {"seed": "dusk"}
+        assert caller.args_mode.value == "json"
+        assert caller.form_box.children == (caller.raw_args,)
+
+    def test_a_pasted_tools_call_request_selects_its_tool(self, session):
+        from workbench.widgets import ToolCaller
+
+        session.registry.register("echo2", "Echo.", lambda text: {"text": text},
+                                  input_schema={"type": "object",
+                                                "properties": {"text": {"type": "string"}}},
+                                  annotations={"readOnlyHint": True})
+        teller = session.manifests["fortune-teller"]
+        session.manifests["fortune-teller"] = teller.model_copy(
+            update={"tools": ("oracle", "echo2")})
+        caller = ToolCaller(session, agent="fortune-teller", tool="oracle")
+        request = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "echo2", "arguments": {"text": "hi"}}}
+        outcome = caller.call(raw=__import__("json").dumps(request))
+        assert outcome.tool == "echo2" and outcome.params == {"text": "hi"}
+        assert caller.tool_select.value == "echo2"
+
+    def test_an_openai_tool_call_is_read_with_its_string_arguments(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        outcome = caller.call(raw='{"id": "call_1", "type": "function", "function": '
+                                  '{"name": "oracle", "arguments": "{\\"seed\\": \\"x\\"}"}}')
+        assert outcome.ok and outcome.params == {"seed": "x"}
+
+    @pytest.mark.parametrize(("text", "match"), [
+        ('{"seed": ', "not JSON \\(line 1, column 10\\)"),
+        ("[1, 2]", "the JSON is a list; a tool's arguments are an object"),
+        ('"dawn"', "the JSON is a string"),
+        ("[" * 100_000, "not JSON"),
+    ])
+    def test_json_that_is_not_an_object_is_a_form_error_and_nothing_is_sent(
+            self, session, text, match):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        with pytest.raises(FormError, match=match):
+            caller.call(raw=text)
+        assert len(caller.hand) == 0
+
+    def test_a_paste_past_the_cap_is_refused_unread(self, session):
+        from workbench.widgets import ToolCaller
+        from workbench.widgets.raw_call import MAX_RAW_CHARS
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        with pytest.raises(FormError, match="characters of JSON; at most"):
+            caller.call(raw='{"seed": "' + "x" * MAX_RAW_CHARS + '"}')
+        assert len(caller.hand) == 0
+
+    def test_switching_to_the_form_takes_the_json_along_and_back(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.form.fill({"seed": "noon"})
+        caller.args_mode.value = "json"
+        assert __import__("json").loads(caller.raw_args.value) == {"seed": "noon"}
+        caller.raw_args.value = '{"seed": "night"}'
+        caller.args_mode.value = "form"
+        assert caller.form.value == {"seed": "night"}
+        assert caller.form_box.children == (caller.form,)
+
+    def test_json_that_does_not_fit_the_form_stays_json_with_the_reason(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.args_mode.value = "json"
+        caller.raw_args.value = '{"seed": "a", "extra": 1}'
+        caller.args_mode.value = "form"
+        assert caller.args_mode.value == "json" and caller.raw_args.value.startswith('{"seed"')
+        assert "extra" in output_html(caller.error_area)
+
+
+class TestPastCalls:
+    """Issue 30 item 10: re-send a call from the history, or load it to change it."""
+
+    def test_resend_makes_the_same_call_again(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        first = caller.call({"seed": "dawn"})
+        caller.form.fill({"seed": "other"})
+        caller.past.value = 0
+        caller.resend_button.click()
+        assert caller.last_error is None, caller.last_error
+        again = caller.outcome
+        assert again is not first and again.params == first.params == {"seed": "dawn"}
+        assert again.result == first.result
+        assert [e.kind for e in caller.hand.ledger] == ["tool.called", "tool.called"]
+        assert [label for label, _ in caller.past.options] == [
+            "#1 fortune-teller → oracle (ok)", "#2 fortune-teller → oracle (ok)"]
+
+    @pytest.mark.slow
+    def test_resend_goes_back_to_the_calls_agent_and_asks_approval_again(self, trip_desk):
+        from workbench.widgets import Session, ToolCaller
+
+        session = Session.from_config(trip_desk)
+        try:
+            caller = ToolCaller(session, source="trip-desk", agent="planner")
+            assert caller.call(TRIP, approve=True).ok
+            caller.select(source="in-process", agent="fortune-teller")
+            again = caller.resend()
+            assert (again.agent, again.tool, again.params) == ("planner", "plan_trip", TRIP)
+            assert caller.source_select.value == "trip-desk"
+            assert again.denied and again.reason == "not approved"  # a yes is not carried
+        finally:
+            session.close()
+
+    def test_load_puts_the_call_back_in_the_form(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.call({"seed": "dawn"})
+        caller.form.fill({"seed": "changed"})
+        caller.load_button.click()
+        assert caller.form.value == {"seed": "dawn"} and caller.args_mode.value == "form"
+
+    def test_a_call_that_was_never_made_is_a_clear_error(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        assert caller.resend_button.disabled
+        with pytest.raises(ConfigError, match="no call 0 was made here \\(0 so far\\)"):
+            caller.resend(0)
+
+
+class TestCopy:
+    """Issue 30 item 10: copy a call as JSON (a tools/call request) or as Python."""
+
+    def test_as_json_is_the_request_a_host_sends_and_pastes_back(self, session):
+        import json
+
+        from workbench.widgets import ToolCaller
+        from workbench.widgets.raw_call import parse_raw_call
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.form.fill({"seed": "dawn"})
+        text = caller.as_json()
+        assert json.loads(text) == {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                    "params": {"name": "oracle",
+                                               "arguments": {"seed": "dawn"}}}
+        assert parse_raw_call(text) == ("oracle", {"seed": "dawn"})
+        caller.copy_json.click()
+        assert caller.snippet.value == text and caller.snippet.layout.display is None
+
+    def test_as_python_is_a_line_that_makes_the_same_call(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.form.fill({"seed": "dawn"})
+        line = caller.as_python()
+        assert line == ("outcome = caller.call({'seed': 'dawn'}, source='in-process', "
+                        "agent='fortune-teller', tool='oracle')")
+        scope = {"caller": caller}
+        exec(line, scope)  # the caller's own line, run as a person would paste it
+        assert scope["outcome"].ok and scope["outcome"].params == {"seed": "dawn"}
+
+    def test_unreadable_arguments_are_a_shown_error_not_a_snippet(self, session):
+        from workbench.widgets import ToolCaller
+
+        caller = ToolCaller(session, agent="fortune-teller")
+        caller.copy_python.click()  # the seed is required and empty
+        assert "seed: required" in output_html(caller.error_area)
+        assert "FormError" not in output_html(caller.error_area)
+        assert caller.snippet.layout.display == "none"

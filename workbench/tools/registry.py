@@ -247,6 +247,11 @@ class ToolRegistry:
         """Add a check that runs after the grant check and before dispatch."""
         self._guards.append(guard)
 
+    @property
+    def guards(self) -> tuple[Guard, ...]:
+        """The guards, in the order they run (read-only: add one with :meth:`add_guard`)."""
+        return tuple(self._guards)
+
     # -- lookup -----------------------------------------------------------------------
     def local_names(self) -> list[str]:
         """Names of in-process tools, sorted."""

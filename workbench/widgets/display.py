@@ -83,7 +83,7 @@ class ErrorArea(widgets.Output):
         from IPython.display import HTML
 
         if isinstance(exc, WorkbenchError):
-            text = f"{type(exc).__name__}: {exc}"
+            text = str(exc)  # the message says what and what next; a class name says neither
         else:
             text = "".join(traceback.format_exception(exc)).rstrip()
         self.outputs = ()

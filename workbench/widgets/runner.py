@@ -40,6 +40,13 @@ __all__ = ["ScenarioRunner"]
 PAGE_SIZE = 25
 #: Where openai agents' answers come from: the API, or a cassette replayed or recorded.
 CASSETTE_CHOICES = ("live", "replay", "record")
+#: Toggle buttons as wide as their words.
+_TOGGLES = {"button_width": "auto"}
+
+
+def _no_wrap() -> widgets.Layout:
+    """A toggle row that keeps its buttons on one line and does not shrink."""
+    return widgets.Layout(flex="0 0 auto", flex_flow="row nowrap")
 
 
 class ScenarioRunner(widgets.VBox):
@@ -81,8 +88,11 @@ class ScenarioRunner(widgets.VBox):
         self.seed = widgets.IntText(description="Seed", layout=widgets.Layout(width="14em"))
         self.ticks = widgets.BoundedIntText(min=0, max=1_000_000, description="Ticks",
                                             layout=widgets.Layout(width="14em"))
+        # Buttons as wide as their words, in a row that never shrinks: at the default
+        # 148 px each, a tab's width wraps the choices onto two lines.
         self.transport = widgets.ToggleButtons(options=TRANSPORTS, value=TRANSPORTS[0],
-                                               description="Transport")
+                                               description="Transport", style=_TOGGLES,
+                                               layout=_no_wrap())
         self.approve = widgets.Text(
             description="Approve", layout=widgets.Layout(width="40em"),
             placeholder="tools whose unconfirmed calls may run: get_current_time, echo (* = all)",
@@ -93,7 +103,8 @@ class ScenarioRunner(widgets.VBox):
         # come from: the live API, or a cassette replayed (offline) or recorded.
         self.backends = widgets.HTML()
         self.cassette_mode = widgets.ToggleButtons(options=CASSETTE_CHOICES, value="live",
-                                                   description="Model calls")
+                                                   description="Model calls", style=_TOGGLES,
+                                                   layout=_no_wrap())
         self.cassette_path = widgets.Text(description="Cassette",
                                           layout=widgets.Layout(width="40em"),
                                           placeholder="a cassette file (JSONL) to replay or "
@@ -133,7 +144,8 @@ class ScenarioRunner(widgets.VBox):
             self.transport,
             self.approve,
             self.backends,
-            widgets.HBox([self.cassette_mode, self.cassette_path]),
+            widgets.HBox([self.cassette_mode, self.cassette_path],
+                         layout=widgets.Layout(flex_flow="row wrap")),
             widgets.HBox([self.run_button, self.progress, self.progress_count]),
             widgets.HBox([self.freeze_button, self.freeze_force]),
             self.freeze_output,

@@ -296,14 +296,17 @@ class _JsonField(_Field):
 
 
 class _NullableField(_Field):
-    """A field that may also be ``null``: the inner field plus a *null* tick."""
+    """A field that may also be ``null``: the inner field plus a *send null instead* tick."""
 
     def __init__(self, inner: _Field, schema: dict[str, Any], path: str, required: bool):
         super().__init__(schema, path, required)
         self.inner = inner
+        # Said as what the tick does: a bare "null" beside a checkbox reads as its label.
         self.null = widgets.Checkbox(value="default" in schema and schema["default"] is None,
-                                     description="null", indent=False,
-                                     layout=widgets.Layout(width="5em"))
+                                     description="send null instead", indent=False,
+                                     tooltip="Send JSON null for this field (the schema "
+                                             "allows it) and ignore what is typed beside",
+                                     layout=widgets.Layout(width="11em"))
         self.null.add_class(css_name(path) + "-null")
         self.null.observe(self._on_null, names=["value"])
         self.widget = widgets.HBox([inner.widget, self.null])

@@ -3,7 +3,7 @@
 A tool's ``inputSchema`` decides the form: a text box per string, a number box per
 number or integer, a checkbox (or a yes/no/unset choice when optional) per boolean, a
 dropdown per ``enum``, a list with *add* and *remove* per array, a framed group per
-nested object, a *null* tick for nullable fields, a variant dropdown for
+nested object, a *send null instead* tick for nullable fields, a variant dropdown for
 ``oneOf``/``anyOf``, and a JSON box for anything the schema leaves open. ``$ref`` into
 ``$defs`` (or ``definitions``) is followed; recursive types are built only when a person
 (or code) asks for one more level, so a self-referencing schema gives a finite form.
@@ -15,8 +15,10 @@ back as the call's arguments. Reading sends exactly what is filled: an optional 
 left empty is omitted, never sent as ``""`` or ``0``. A field that cannot give a value
 (a required field left empty, ``"abc"`` in a number box, broken JSON) shows its problem
 beside itself, and :attr:`~SchemaForm.value` raises :class:`~workbench.errors.FormError`
-naming every such field. The form checks shape, not the whole schema: the registry
-validates the arguments against the tool's schema on every call, as in a run.
+naming every such field. What the fields give is then checked against the whole schema
+(bounds such as ``minimum`` and ``maxLength``, patterns, formats), before any call, and
+each problem is shown beside its field; the registry still validates the arguments on
+every call, as in a run (a call typed as raw JSON meets only that check).
 
 Example:
     >>> form = SchemaForm({"type": "object", "required": ["city"],
@@ -39,6 +41,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from workbench.errors import FormError
+from workbench.textsafe import clip
 from workbench.widgets.schema_builder import MAX_FORM_FIELDS, _Builder, resolve
 from workbench.widgets.schema_fields import UNSET, _ObjectField, _types, close_parts, css_name
 
@@ -74,6 +77,10 @@ class SchemaForm(widgets.VBox):
             f"fields than a form shows ({MAX_FORM_FIELDS}); the rest are JSON boxes.</div>"
         )] if self.capped else []
         super().__init__(children=[*notice, self.root.widget], **kwargs)
+        self._validator: Any = None  # built on the first read; False: the schema is broken
+
+    #: Schema problems shown at most (a form of hundreds of bad values stays readable).
+    MAX_SCHEMA_PROBLEMS = 20
 
     @property
     def value(self) -> dict[str, Any]:
@@ -83,7 +90,7 @@ class SchemaForm(widgets.VBox):
             FormError: some fields cannot give a value; each is named and shows why.
         """
         problems: list[str] = []
-        value = self.root.read(problems)
+        value = self._read(problems)
         if problems:
             raise FormError("; ".join(problems))
         return value
@@ -91,8 +98,45 @@ class SchemaForm(widgets.VBox):
     def problems(self) -> list[str]:
         """Every field's problem, as ``path: text`` (also shown beside the fields)."""
         problems: list[str] = []
-        self.root.read(problems)
+        self._read(problems)
         return problems
+
+    def _read(self, problems: list[str]) -> Any:
+        """The fields' values; shape problems first, then what the schema says of them."""
+        value = self.root.read(problems)
+        if problems:
+            return value
+        validator = self._schema_validator()
+        if validator is None:
+            return value
+        fields = self.root.fields()
+        errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.path])
+        for error in errors[: self.MAX_SCHEMA_PROBLEMS]:
+            path = _field_path(error.absolute_path)
+            text = clip(error.message, 200)
+            field = fields.get(path)
+            if field is not None and path:
+                field.fail(problems, text)
+            else:
+                problems.append(f"{path or '(arguments)'}: {text}")
+        if len(errors) > self.MAX_SCHEMA_PROBLEMS:
+            problems.append(f"and {len(errors) - self.MAX_SCHEMA_PROBLEMS:,} more")
+        return value
+
+    def _schema_validator(self) -> Any:
+        """The schema's validator (local references only), or None when it cannot be built.
+
+        A schema that cannot be compiled is the registry's to refuse on the call; the form
+        then checks shape only.
+        """
+        if self._validator is None:
+            from workbench.contracts.schemas import jsonschema_validator
+
+            try:
+                self._validator = jsonschema_validator(self.schema)
+            except (ValueError, TypeError, RecursionError):
+                self._validator = False
+        return self._validator or None
 
     def fill(self, values: Mapping[str, Any]) -> None:
         """Put ``values`` in the fields; every field not named is emptied.
@@ -125,3 +169,11 @@ class SchemaForm(widgets.VBox):
 
     def __repr__(self) -> str:
         return f"SchemaForm(fields={len(self.paths())})"
+
+
+def _field_path(parts: Any) -> str:
+    """``["trip", "stops", 0, "city"]`` -> ``trip.stops[0].city``, as fields are named."""
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
