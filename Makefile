@@ -45,9 +45,12 @@ chromium:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# Two workers: most of the suite waits on servers, kernels and browsers, not on a core.
+# --dist loadfile keeps a file on one worker: a notebook's cells share one kernel, and a
+# module's JupyterLab or server fixture is started once.
 test: install node chromium lint
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
-	  --workbench config
+	  --workbench config -n 2 --dist loadfile
 
 # The inner loop, under a minute: no browser, no npm server, no notebooks, nothing that
 # starts processes (servers, kills, Dask, CLIs) and nothing slow. `make test` runs it all.
