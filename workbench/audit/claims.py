@@ -52,6 +52,7 @@ _CLAIM_WORDS = ("read-only", "read only", "readonly", "never", "not ", "n't", "n
                 "private", "pure", "stays", "dry", "preview", "destructive", "cannot",
                 "view only", "view-only", "only reads", "only inspects", "only previews",
                 "only needs", "changes nothing", "no network", "no data", "kept")
+_CLAIM_WORD = re.compile("|".join(map(re.escape, _CLAIM_WORDS)))  # one scan for them all
 # The object of a "does not send" claim, when it is one secret and not everything.
 _SECRET_OBJECT = CaseBlind(r"\s+(?:(?:your|the|its|their|any|a|an)\s+)?(?:[\w-]+\s+){0,2}?"
                            r"(?:tokens?|keys?|passwords?|credentials?|secrets?|cookies?)\b")
@@ -294,7 +295,7 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
     """
     out: list[tuple[Rule, str, str, int, int, str, str]] = []
     lower = description.lower()
-    claims = any(w in lower for w in _CLAIM_WORDS) and (
+    claims = _CLAIM_WORD.search(lower) is not None and (
         _READ_ONLY_CLAIM.search(description) or _OFFLINE_CLAIM.search(description)
         or _NO_DELETE_CLAIM.search(description))
     name = tool.get("name")

@@ -131,7 +131,10 @@ def _trie(tokens: tuple[str, ...]) -> str:
 # "pass"): the longest one at each position is what the tree matches.
 _LONGEST = re.compile(_trie(_WORD_TOKENS))
 _PREFIXES = {t: frozenset(u for u in _WORD_TOKENS if t.startswith(u)) for t in _WORD_TOKENS}
-_SECRET_IN = re.compile("|".join(map(re.escape, _GATE_SECRET_IN)))
+# The secret words found inside a word: those that are tokens already come with them.
+_SECRET_TOKENS = frozenset(_GATE_SECRET_IN) & frozenset(_WORD_TOKENS)
+_SECRET_OTHERS = re.compile("|".join(re.escape(t) for t in _GATE_SECRET_IN
+                                     if t not in _SECRET_TOKENS) or "(?!)")
 
 
 def _tokens_in(word: str) -> set[str]:
@@ -157,7 +160,8 @@ def _word_gates(word: str) -> frozenset[str]:
         out.add("address")
     if word in _IMPERATIVE_SET:
         out.add("imperative")
-    if word.startswith(_GATE_SECRET) or _SECRET_IN.search(word):
+    if word.startswith(_GATE_SECRET) or not _SECRET_TOKENS.isdisjoint(out) or (
+            _SECRET_OTHERS.search(word)):
         out.add("secret")
     if "0x" in word or "bc1" in word:  # a wallet address
         out.add("dest")

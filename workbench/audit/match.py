@@ -179,8 +179,14 @@ class Gated:
         if not self._any_also:
             return opened
         also = self._also
-        return [i for i in opened if not also[i] or all(
-            not g.isdisjoint(present) for g in also[i])]
+        out = []
+        for i in opened:  # a loop, not all(...): most rules have one group or two
+            for group in also[i]:
+                if group.isdisjoint(present):
+                    break
+            else:
+                out.append(i)
+        return out
 
     def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
         """``(tag, match)`` for every pattern's matches in ``text``, by position."""

@@ -325,11 +325,14 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
         skeletons.setdefault(skeleton_of[name], set()).add(name)
         names_on.setdefault(srv, set()).add(name)
     mine_of = {srv: frozenset(names) for srv, names in names_on.items()}
-    # Foreign: a name some other server offers (even when this server offers it too).
-    foreign_of = {srv: frozenset(n for n, owners in servers_of.items()
-                                 if any(o != srv for o in owners))
-                  for srv in names_on}
+    # Foreign: a name some other server offers (even when this server offers it too), so
+    # every name but those only this server offers.
     every = frozenset(servers_of)
+    only_on: dict[str, set[str]] = {srv: set() for srv in names_on}
+    for n, owners in servers_of.items():
+        if len(set(owners)) == 1:
+            only_on[owners[0]].add(n)
+    foreign_of = {srv: every - only_on[srv] for srv in names_on}
     findings: list[Finding] = []
     for srv, tool in tools:
         if focus is not None and (srv, _name_of(tool)) not in focus:
