@@ -46,6 +46,25 @@ def config_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def asking_config(config_dir: Path) -> Path:
+    """``config_dir`` plus scenario ``asking``: an agent calling an untrusted server's tool.
+
+    The server (``workbench.surface.demo_server``) is not ours, so its read-only hint is
+    not believed and each of the asker's two calls needs approval.
+    """
+    import sys
+
+    (config_dir / "agents" / "asker.yaml").write_text(
+        "name: asker\nrole: worker\nmay_emit: [quote.asked]\nschedule: {tick_every: 1}\n"
+        "model: {backend: scripted}\ntools: [daily_quote]\nscript:\n"
+        "  - call: daily_quote\n    params: {topic: patience}\n    say: asked\n")
+    (config_dir / "scenarios" / "asking.yaml").write_text(
+        "name: asking\ncast: [asker]\ngovernor: {max_ticks: 2}\nservers:\n  - name: quotes\n"
+        f"    command: \"{sys.executable} -m workbench.surface.demo_server\"\n")
+    return config_dir
+
+
+@pytest.fixture
 def registry() -> ToolRegistry:
     """A fresh in-process registry with the built-ins."""
     return register_builtins(ToolRegistry())

@@ -212,23 +212,10 @@ class TestAuditOutput:
 class TestApprovalHint:
     """A run refused for want of approval says how to approve (issue 30 item 11)."""
 
-    def scenario(self, config_dir):
-        import sys
-
-        (config_dir / "agents" / "asker.yaml").write_text(
-            "name: asker\nrole: worker\nmay_emit: [quote.asked]\nschedule: {tick_every: 1}\n"
-            "model: {backend: scripted}\ntools: [daily_quote]\nscript:\n"
-            "  - call: daily_quote\n    params: {topic: patience}\n    say: asked\n")
-        # A server that is not ours: its read-only hint is not believed, each call needs a yes.
-        (config_dir / "scenarios" / "asking.yaml").write_text(
-            "name: asking\ncast: [asker]\ngovernor: {max_ticks: 2}\nservers:\n  - name: quotes\n"
-            f"    command: \"{sys.executable} -m workbench.surface.demo_server\"\n")
-
     @pytest.mark.subprocess
-    def test_the_summary_names_the_flag_and_the_tool(self, capsys, config_dir, monkeypatch):
+    def test_the_summary_names_the_flag_and_the_tool(self, capsys, asking_config, monkeypatch):
         monkeypatch.delenv("MCP_SERVERS", raising=False)
-        self.scenario(config_dir)
-        assert main(["run", "asking", "--config", str(config_dir)]) == 0
+        assert main(["run", "asking", "--config", str(asking_config)]) == 0
         out = capsys.readouterr().out
         assert "not approved" in out
         hint = [line for line in out.splitlines() if "--approve" in line]
@@ -237,10 +224,10 @@ class TestApprovalHint:
         assert "--approve daily_quote" in hint[0] and "SERVER:TOOL" in hint[0]
 
     @pytest.mark.subprocess
-    def test_approving_as_the_hint_says_runs_the_calls(self, capsys, config_dir, monkeypatch):
+    def test_approving_as_the_hint_says_runs_the_calls(self, capsys, asking_config,
+                                                       monkeypatch):
         monkeypatch.delenv("MCP_SERVERS", raising=False)
-        self.scenario(config_dir)
-        assert main(["run", "asking", "--config", str(config_dir),
+        assert main(["run", "asking", "--config", str(asking_config),
                      "--approve", "daily_quote"]) == 0
         out = capsys.readouterr().out
         assert "violations: 0" in out and "--approve" not in out

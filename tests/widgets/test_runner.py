@@ -276,19 +276,10 @@ class TestApprovalHint:
     """A run refused for want of approval says how to approve (issue 30 item 11)."""
 
     @pytest.mark.subprocess
-    def test_the_summary_says_how_to_approve_the_refused_calls(self, config_dir):
-        import sys
-
+    def test_the_summary_says_how_to_approve_the_refused_calls(self, asking_config):
         from workbench.widgets import ScenarioRunner, Session
 
-        (config_dir / "agents" / "asker.yaml").write_text(
-            "name: asker\nrole: worker\nmay_emit: [quote.asked]\nschedule: {tick_every: 1}\n"
-            "model: {backend: scripted}\ntools: [daily_quote]\nscript:\n"
-            "  - call: daily_quote\n    params: {topic: patience}\n    say: asked\n")
-        (config_dir / "scenarios" / "asking.yaml").write_text(
-            "name: asking\ncast: [asker]\ngovernor: {max_ticks: 2}\nservers:\n  - name: quotes\n"
-            f"    command: \"{sys.executable} -m workbench.surface.demo_server\"\n")
-        session = Session.from_config(config_dir)
+        session = Session.from_config(asking_config)
         try:
             runner = ScenarioRunner(session, "asking")
             runner.run()
