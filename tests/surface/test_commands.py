@@ -143,7 +143,8 @@ class TestAudit:
         assert all(f["rule"].startswith("AUD-") for f in findings)
         assert findings[0]["server"] == "demo" and findings[0]["severity"] == "high"
 
-    def test_table_and_no_fail_on_exits_0(self, capsys, demo_json):
+    def test_table_and_no_fail_on_exits_0(self, capsys, demo_json, monkeypatch):
+        monkeypatch.setenv("COLUMNS", "200")  # the header whole, whatever runs the test
         code, out, err = run(capsys, "audit", "--tools-json", str(demo_json))
         assert code == 0
         assert out.splitlines()[0].split() == ["severity", "server", "tool", "code", "field",
