@@ -16,7 +16,6 @@ from workbench.audit import at_or_above, audit
 from workbench.audit.rules import EXCEPTIONS, RULES, Rule, explain, openers, rule
 from workbench.errors import UnknownRule
 
-rule("AUD-NAME-001")  # fills RULES
 CASES = [(r.id, kind, i, e) for r in RULES.values()
          for kind, examples in (("attack", r.attacks), ("honest", r.honest))
          for i, e in enumerate(examples)]
@@ -46,6 +45,7 @@ class TestCatalogue:
         assert len(RULES) >= 40
         for rid, r in RULES.items():
             assert re.fullmatch(r"AUD-[A-Z]+-\d{3}", rid) and r.id == rid
+        assert rule(" aud-name-001 ") is RULES["AUD-NAME-001"]  # an id as a person types it
 
     def test_every_finding_names_a_rule_of_its_code(self):
         from workbench.surface.audit_corpus import load_corpus
