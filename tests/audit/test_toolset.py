@@ -315,10 +315,12 @@ class TestHostileSizes:
 
 
 def test_audits_in_threads_agree_with_one_audit():
-    # The reading keeps module-level memos (words' gates, foreign-name indexes): threads
-    # auditing different servers at once must each get what a lone audit gets.
+    # The reading keeps module-level memos (words' gates, texts' tokens, foreign-name
+    # indexes): threads auditing different servers at once must each get what a lone
+    # audit gets.
     from concurrent.futures import ThreadPoolExecutor
 
+    from workbench.audit import context as audit_context
     from workbench.audit import gates as audit_gates
     from workbench.surface.audit_corpus import load_corpus
 
@@ -330,6 +332,7 @@ def test_audits_in_threads_agree_with_one_audit():
         for _ in range(2):
             audit_gates._WORD_GATES.clear()  # the threads fill the memos afresh, together
             audit_gates._WORD_INERT.clear()
+            audit_context.tokenised.cache_clear()
             assert list(pool.map(audit, worlds)) == alone
 
 
