@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ORDER = ["bench_import.py", "bench_registry.py", "bench_engine.py", "bench_mcp.py",
          "bench_gateway.py",
-         "bench_audit.py", "bench_audit_corpus.py", "bench_config.py",
+         "bench_audit.py", "bench_audit_corpus.py", "bench_audit_baseline.py", "bench_config.py",
          "bench_sweep.py", "bench_model.py",
          "bench_selection.py"]
 
