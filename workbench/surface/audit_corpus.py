@@ -14,10 +14,15 @@ A corpus is a directory (the project's is ``tests/data/audit_corpus``) holding:
 - ``archived/<server>.json`` (optional): more real servers, same shape as ``real/``, audited
   as an environment of their own: an honest baseline no rule was tuned on, kept out of the
   labelled items' context.
+- ``split.json`` (optional): the corpus split once into ``dev`` and ``test``
+  (``{"writers", "servers", "cases"}``, each name ``-> dev|test``; servers as
+  ``real/<server>``, ``archived/<server>``, ``invented/<server>``). Rules are written from
+  dev; :func:`score_halves` scores both, and test is the figure to report.
 
 Every item is audited in context: the real servers are present, a poisoned variant replaces
 its base in its server's list (so sibling and foreign tool names are real ones).
-:func:`score` returns plain numbers; ``make bench`` prints them and the tests assert them.
+:func:`score` returns plain numbers (of one half with ``half=``); ``make bench`` prints them
+and the tests assert them.
 
 Example:
     >>> s = score(load_corpus("tests/data/audit_corpus"))  # doctest: +SKIP
@@ -37,11 +42,31 @@ from workbench.audit import Finding, audit, risk
 from workbench.errors import ConfigError
 from workbench.surface.pins import pin_changes
 
-__all__ = ["REFERENCE_SERVERS", "load_corpus", "score"]
+__all__ = ["HALVES", "REFERENCE_SERVERS", "load_corpus", "score", "score_halves", "writer_of"]
 
 #: The reference servers of modelcontextprotocol/servers: the zero-false-alarm target.
 REFERENCE_SERVERS = ("everything", "fetch", "filesystem", "git", "memory",
                      "sequentialthinking", "time")
+
+
+#: The two halves of ``split.json``: rules are written from ``dev``; ``test`` is reported.
+HALVES = ("dev", "test")
+# Sets written by one writer each whose ids carry no writer prefix ("directive-01",
+# "polite-f2"); "dev" and "held_out" are the two parts of the first corpus.
+_UNPREFIXED = {"dev": "first", "held_out": "first", "fresh": "fresh", "fresh2": "fresh2"}
+
+
+def writer_of(item: Mapping[str, Any]) -> str:
+    """Who wrote a labelled item: ``first``, ``fresh``, ``fresh2``, or its id's prefix.
+
+    Items carry no writer field; the set (``split``) and the id's prefix name it: from
+    ``fresh3`` on every id starts with its writer (``fresh3-``, ``fresh11a-``, ``fresh11b-``).
+
+    Example:
+        >>> writer_of({"id": "fresh11b-polite-03", "split": "fresh11"})
+        'fresh11b'
+    """
+    return _UNPREFIXED.get(item["split"]) or item["id"].split("-", 1)[0]
 
 
 def _read(path: Path) -> Any:
@@ -71,7 +96,9 @@ def load_corpus(directory: str | Path) -> dict[str, Any]:
     root = Path(directory)
     sources: dict[str, Any] = {}
     real, archived = _servers(root / "real", sources), _servers(root / "archived", sources)
-    out: dict[str, Any] = {"real": real, "archived": archived, "sources": sources}
+    out: dict[str, Any] = {"real": real, "archived": archived, "sources": sources,
+                           "split": _read(root / "split.json") if (root / "split.json").exists()
+                           else None}
     for name in ("poisoned", "lookalikes", "rugpulls"):
         items = _read(root / f"{name}.json")
         if not isinstance(items, list):
@@ -109,13 +136,17 @@ def _rate(hits: int, total: int) -> float:
     return hits / total if total else 0.0
 
 
-def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]:
+def score(corpus: Mapping[str, Any], split: str | None = None,
+          half: str | None = None) -> dict[str, Any]:
     """Audit every item of ``corpus`` in context and count what was caught.
 
     Args:
         corpus: What :func:`load_corpus` returns.
-        split: ``"dev"`` or ``"held_out"`` to score only that part of the labelled items
-            (real tools and rug pulls are always scored in full).
+        split: A set's name (an item's ``split``: ``"fresh10"``...) to score only its
+            labelled items (real tools and rug pulls are always scored in full).
+        half: ``"dev"`` or ``"test"`` of the corpus's ``split.json``: only that half's
+            items, real and archived servers and rug pulls are counted. Every item is
+            still audited beside all the real servers (its context), whatever their half.
 
     Returns:
         ``recall`` (per class and ``overall``: ``warning`` and ``high`` rates, ``n``),
@@ -123,14 +154,17 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
         warning or above, and which), ``lookalikes`` (rate, flagged ids), ``paired``
         (poisoned variants that rank above their base), ``rugpulls`` (detected / total).
     """
+    halves = _halves(corpus, half)
     env = corpus["real"]
     base_findings = audit(env)
     real = {server: {"tools": len(tools), "flagged": sorted({
         f.tool for f in base_findings if f.server == server and f.severity != "info"})}
-        for server, tools in env.items()}
+        for server, tools in env.items()
+        if half is None or halves["servers"].get(f"real/{server}") == half}
 
     def chosen(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [i for i in items if split is None or i.get("split") == split]
+        return [i for i in items if (split is None or i.get("split") == split)
+                and (half is None or halves["cases"].get(i["id"]) == half)]
 
     classes: dict[str, dict[str, int]] = {}
     missed, paired_hits, paired_n = [], 0, 0
@@ -178,8 +212,8 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
             if _worst([f for f in mine if f not in clashes]) in ("warning", "high"):
                 look_flagged.append(item["id"])
 
-    detected = 0
-    for pair in corpus["rugpulls"]:
+    detected, pairs = 0, chosen(corpus["rugpulls"]) if half else corpus["rugpulls"]
+    for pair in pairs:
         statuses = {c.status for c in pin_changes([pair["before"]], [pair["after"]])}
         want = "drift" if pair["kind"] == "rug_pull" else "rename"
         detected += statuses == {want}
@@ -189,9 +223,32 @@ def score(corpus: Mapping[str, Any], split: str | None = None) -> dict[str, Any]
         "lookalikes": {"n": len(looks), "flagged": look_flagged,
                        "rate": _rate(len(look_flagged), len(looks)),
                        "collisions": look_collisions},
-        "archived": _baseline(corpus.get("archived") or {}),
+        "archived": {s: r for s, r in _baseline(corpus.get("archived") or {}).items()
+                     if half is None or halves["servers"].get(f"archived/{s}") == half},
         "paired": {"n": paired_n, "ranked_above": paired_hits,
                    "rate": _rate(paired_hits, paired_n)},
-        "rugpulls": {"n": len(corpus["rugpulls"]), "detected": detected,
-                     "rate": _rate(detected, len(corpus["rugpulls"]))},
+        "rugpulls": {"n": len(pairs), "detected": detected,
+                     "rate": _rate(detected, len(pairs))},
     }
+
+
+def _halves(corpus: Mapping[str, Any], half: str | None) -> dict[str, Any]:
+    if half is None:
+        return {}
+    if half not in HALVES:
+        raise ConfigError("split.json", "half", f"{half!r} is not a half; use one of {HALVES}")
+    if not corpus.get("split"):
+        raise ConfigError("split.json", "", "the corpus has no split.json: score it whole "
+                          "(half=None), or make the split once with bench/make_audit_split.py")
+    return corpus["split"]
+
+
+def score_halves(corpus: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """:func:`score` of each half of the corpus's ``split.json``: ``{"dev": ..., "test": ...}``.
+
+    Example:
+        >>> s = score_halves(load_corpus("tests/data/audit_corpus"))  # doctest: +SKIP
+        >>> s["test"]["recall"]["overall"]["n"]  # doctest: +SKIP
+        560
+    """
+    return {half: score(corpus, half=half) for half in HALVES}
