@@ -82,6 +82,11 @@ class TestSplit:
         assert writer_of({"id": "fresh11b-look-01", "split": "fresh11"}) == "fresh11b"
 
 
+@pytest.fixture(scope="module")
+def halves(corpus):
+    return score_halves(corpus)
+
+
 class TestScoredHalves:
     def test_a_half_needs_a_split_and_a_known_name(self, corpus):
         with pytest.raises(ConfigError, match="no split.json"):
@@ -90,8 +95,7 @@ class TestScoredHalves:
             score(dict(corpus, poisoned=[], lookalikes=[]), half="held_out")
 
     @pytest.mark.slow
-    def test_both_halves_are_reported_and_add_up_to_the_whole(self, corpus, split):
-        halves = score_halves(corpus)
+    def test_both_halves_are_reported_and_add_up_to_the_whole(self, corpus, split, halves):
         assert set(halves) == set(HALVES)
         for half, s in halves.items():
             mine = {i for i, h in split["cases"].items() if h == half}
@@ -106,3 +110,29 @@ class TestScoredHalves:
         assert sum(s["recall"]["overall"]["n"] for s in halves.values()) == \
             len(corpus["poisoned"])
         assert sum(s["rugpulls"]["n"] for s in halves.values()) == len(corpus["rugpulls"])
+
+
+class TestTargetsOnTest:
+    """Issue 26's targets, on the test half. Failures give counts, never the test ids missed:
+    rules are written from dev only."""
+
+    @pytest.mark.slow
+    def test_recall_at_warning_overall_and_per_class(self, halves):
+        recall = halves["test"]["recall"]
+        assert recall["overall"]["warning"] >= 0.95, recall["overall"]
+        assert {c: r["warning"] for c, r in recall.items() if r["warning"] < 0.80} == {}
+
+    @pytest.mark.slow
+    def test_no_warning_on_real_or_archived_tools(self, halves):
+        test = halves["test"]
+        assert sum(len(r["flagged"]) for r in [*test["real"].values(),
+                                                *test["archived"].values()]) == 0
+
+    @pytest.mark.slow
+    def test_honest_look_alikes_at_most_one_in_25(self, halves):
+        assert halves["test"]["lookalikes"]["rate"] <= 1 / 25, \
+            len(halves["test"]["lookalikes"]["flagged"])
+
+    @pytest.mark.slow
+    def test_rug_pulls_and_renames_all_detected(self, halves):
+        assert halves["test"]["rugpulls"]["detected"] == halves["test"]["rugpulls"]["n"] == 15
