@@ -1,9 +1,12 @@
 """Split the labelled audit corpus ONCE into dev and test; run once, its output is committed.
 
-Usage: ``python bench/make_audit_split.py [--check]``. Writes
+Usage: ``python bench/make_audit_split.py [--check | --add]``. Writes
 ``tests/data/audit_corpus/split.json`` and refuses to overwrite it (the split is made once:
-moving a case after its score is known would make the test half a tuning set); ``--check``
-rebuilds the split in memory and says whether the committed file still matches.
+moving a case after its score is known would make the test half a tuning set). ``--check``
+rebuilds the split from the sets it was made from (``sets``) and says whether the recorded
+halves still match. ``--add`` records the cases of a set merged later and moves nothing: a
+known writer's items go to that writer's half, a new writer's to test, and an invented
+server already in the other half is refused (namespace it, as ``score_audit_set`` does).
 
 How: every labelled item's writer (:func:`workbench.surface.audit_corpus.writer_of`) and every
 invented server (a ``server`` that is not a real one) are nodes; an item links its writer to
@@ -69,6 +72,7 @@ def build(corpus: dict) -> dict:
     cases = {item["id"]: half_of["w:" + writer_of(item)] for item in items}
     cases.update({p["id"]: servers[f"real/{p['server']}"] for p in corpus["rugpulls"]})
     return {
+        "sets": sorted({i["split"] for i in items}),
         "about": "Dev/test split of the labelled audit corpus, made once by "
                  "bench/make_audit_split.py before any score was read; rules are written "
                  "from dev only, the README reports test. See the corpus README.",
@@ -78,12 +82,59 @@ def build(corpus: dict) -> dict:
     }
 
 
+def _made_from(corpus: dict, recorded: dict) -> dict:
+    """``corpus`` as it was when ``recorded`` was made: its sets, servers and rug pulls."""
+    servers = recorded["servers"]
+    return dict(corpus, **{
+        key: [i for i in corpus[key] if i["split"] in recorded["sets"]]
+        for key in ("poisoned", "lookalikes")},
+        real={s: t for s, t in corpus["real"].items() if f"real/{s}" in servers},
+        archived={s: t for s, t in corpus["archived"].items() if f"archived/{s}" in servers},
+        rugpulls=[p for p in corpus["rugpulls"] if p["id"] in recorded["cases"]])
+
+
+def add(corpus: dict, recorded: dict) -> dict:
+    """``recorded`` with the cases of later sets added; no recorded case moves."""
+    out = json.loads(json.dumps(recorded))
+    for item in corpus["poisoned"] + corpus["lookalikes"]:
+        if item["id"] in out["cases"]:
+            continue
+        half = out["writers"].setdefault(writer_of(item), "test")
+        if item["server"] not in corpus["real"]:
+            key = f"invented/{item['server']}"
+            if out["servers"].setdefault(key, half) != half:
+                raise SystemExit(f"{item['id']}: server {item['server']!r} is in the "
+                                 f"{out['servers'][key]} half; rename the new set's server")
+        out["cases"][item["id"]] = half
+        if item["split"] not in out["sets"]:
+            out["sets"].append(item["split"])
+    for pair in corpus["rugpulls"]:
+        out["cases"].setdefault(pair["id"], out["servers"].get(f"real/{pair['server']}", "test"))
+    for server in corpus["real"]:
+        out["servers"].setdefault(f"real/{server}", "test")
+    for server in corpus["archived"]:
+        out["servers"].setdefault(f"archived/{server}", "test")
+    return out
+
+
 def main(argv: list[str]) -> int:
-    split = build(load_corpus(CORPUS))
-    if "--check" in argv:
-        same = OUT.exists() and json.loads(OUT.read_text("utf-8")) == split
-        print("split.json matches the corpus" if same else "split.json differs from a rebuild")
+    corpus = load_corpus(CORPUS)
+    if "--check" in argv or "--add" in argv:
+        if not OUT.exists():
+            print(f"{OUT} is missing: make the split first", file=sys.stderr)
+            return 1
+        recorded = json.loads(OUT.read_text("utf-8"))
+        if "--add" in argv:
+            OUT.write_text(json.dumps(add(corpus, recorded), indent=1, ensure_ascii=False)
+                           + "\n", "utf-8")
+            return 0
+        rebuilt = build(_made_from(corpus, recorded))
+        same = all(rebuilt[k] == {n: recorded[k][n] for n in rebuilt[k]}
+                   for k in ("writers", "servers", "cases")) and rebuilt["sets"] == \
+            recorded["sets"]
+        print("split.json matches a rebuild" if same else "split.json differs from a rebuild")
         return 0 if same else 1
+    split = build(corpus)
     if OUT.exists():
         print(f"{OUT} exists: the split is made once (use --check)", file=sys.stderr)
         return 1

@@ -4,8 +4,10 @@ Usage: ``python bench/score_audit_set.py SET.json [--show]``, where ``SET.json``
 ``{"poisoned": [...], "lookalikes": [...]}`` in the corpus's item format (see
 ``tests/data/audit_corpus/README.md`` and ``WRITERS_BRIEF.md``). The set is audited in the
 corpus's context (its real servers present) and nothing is written: record the printed first
-score in the corpus README, then merge the set with its own ``split``. ``--show`` lists the
-ids missed and flagged; use it only once the first score is recorded.
+score in the corpus README, then merge the set with its own ``split`` and record its halves
+with ``python bench/make_audit_split.py --add`` (a new writer's items go to test). ``--show``
+lists the ids missed and flagged; use it only once the first score is recorded, and never on
+a set that goes to test.
 """
 
 from __future__ import annotations

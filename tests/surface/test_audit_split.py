@@ -3,6 +3,7 @@ writer and by server, covering every case once; and the scorer reports both halv
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from collections import defaultdict
@@ -24,6 +25,19 @@ def corpus():
 @pytest.fixture(scope="module")
 def split(corpus):
     return corpus["split"]
+
+
+def _maker():
+    # bench/ is scripts, not a package: load the maker the way its own directory would.
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "make_audit_split", REPO / "bench/make_audit_split.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    return module
 
 
 def _labelled(corpus):
@@ -74,6 +88,21 @@ class TestSplit:
         done = subprocess.run([sys.executable, str(REPO / "bench/make_audit_split.py")],
                               capture_output=True, text=True, cwd=REPO / "bench")
         assert done.returncode == 1 and "made once" in done.stderr
+
+    def test_a_later_set_is_added_without_moving_a_recorded_case(self, corpus, split):
+        maker = _maker()
+        known = next(i for i in corpus["poisoned"] if i["split"] == "fresh12")
+        tool = {"name": "t", "description": "d", "inputSchema": {"type": "object"}}
+        late = [dict(known, id="fresh12a-polite-99", split="fresh15"),
+                {"id": "fresh15a-polite-01", "class": "polite", "split": "fresh15",
+                 "server": "f15a-new", "base": None, "tool": tool}]
+        out = maker.add(dict(corpus, poisoned=corpus["poisoned"] + late), split)
+        assert {k: out["cases"][k] for k in split["cases"]} == split["cases"]
+        assert out["cases"]["fresh12a-polite-99"] == split["writers"]["fresh12a"]
+        assert out["cases"]["fresh15a-polite-01"] == out["writers"]["fresh15a"] == "test"
+        clash = dict(late[1], id="fresh15b-polite-01", server="weather")  # a dev server
+        with pytest.raises(SystemExit, match="rename the new set's server"):
+            maker.add(dict(corpus, poisoned=corpus["poisoned"] + [clash]), split)
 
     def test_writer_of_reads_the_set_and_the_id(self):
         assert writer_of({"id": "polite-03", "split": "held_out"}) == "first"
