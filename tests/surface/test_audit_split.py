@@ -4,7 +4,6 @@ writer and by server, covering every case once; and the scorer reports both halv
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
 from collections import defaultdict
 
@@ -78,16 +77,14 @@ class TestSplit:
             assert {i["class"] for i in mine} == {i["class"] for i in corpus["poisoned"]}
             assert any(split["cases"][i["id"]] == half for i in corpus["lookalikes"])
 
-    def test_the_committed_split_is_what_the_maker_builds(self):
+    def test_the_committed_split_is_what_the_maker_builds(self, capsys):
         # Deterministic: the recorded split is a function of who wrote what, where.
-        done = subprocess.run([sys.executable, str(REPO / "bench/make_audit_split.py"),
-                               "--check"], capture_output=True, text=True, cwd=REPO / "bench")
-        assert done.returncode == 0, done.stdout + done.stderr
+        assert _maker().main(["--check"]) == 0, capsys.readouterr()
 
-    def test_the_maker_refuses_to_remake_the_split(self):
-        done = subprocess.run([sys.executable, str(REPO / "bench/make_audit_split.py")],
-                              capture_output=True, text=True, cwd=REPO / "bench")
-        assert done.returncode == 1 and "made once" in done.stderr
+    def test_the_maker_refuses_to_remake_the_split(self, capsys):
+        before = (CORPUS / "split.json").read_bytes()
+        assert _maker().main([]) == 1 and "made once" in capsys.readouterr().err
+        assert (CORPUS / "split.json").read_bytes() == before
 
     def test_a_later_set_is_added_without_moving_a_recorded_case(self, corpus, split):
         maker = _maker()
