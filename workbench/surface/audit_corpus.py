@@ -212,7 +212,8 @@ def score(corpus: Mapping[str, Any], split: str | None = None,
             if _worst([f for f in mine if f not in clashes]) in ("warning", "high"):
                 look_flagged.append(item["id"])
 
-    detected, pairs = 0, chosen(corpus["rugpulls"]) if half else corpus["rugpulls"]
+    detected, pairs = 0, [p for p in corpus["rugpulls"]
+                          if half is None or halves["cases"].get(p["id"]) == half]
     for pair in pairs:
         statuses = {c.status for c in pin_changes([pair["before"]], [pair["after"]])}
         want = "drift" if pair["kind"] == "rug_pull" else "rename"
