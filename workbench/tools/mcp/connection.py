@@ -1,13 +1,13 @@
 """One persistent MCP session to one server, usable from sync and async code.
 
 :class:`MCPConnection` holds **one** session to one MCP server (a stdio subprocess or a
-Streamable HTTP URL) for its whole life. The session belongs to a background thread that
-runs its own event loop (:mod:`workbench.tools.mcp.loop`); a single owner coroutine enters
-the SDK's ``Client`` and exits it (anyio cancel scopes must be entered and left by the same
-task). Synchronous calls hop onto that loop with ``run_coroutine_threadsafe``, so they work
-from plain scripts and from inside a running event loop such as a Jupyter cell;
-:meth:`MCPConnection.acall_tool` is the ``await`` path. Spawning a server per call would
-cost ~1.6 s instead of ~3 ms.
+Streamable HTTP URL, read by :mod:`~workbench.tools.mcp.target`) for its whole life. The
+session belongs to a background thread that runs its own event loop
+(:mod:`workbench.tools.mcp.loop`); a single owner coroutine enters the SDK's ``Client`` and
+exits it (anyio cancel scopes must be entered and left by the same task). Synchronous calls
+hop onto that loop with ``run_coroutine_threadsafe``, so they work from plain scripts and
+from inside a running event loop such as a Jupyter cell; :meth:`MCPConnection.acall_tool`
+is the ``await`` path. Spawning a server per call would cost ~1.6 s instead of ~3 ms.
 
 Failures become :class:`~workbench.errors.ToolCallError` with the kinds the ledger records
 (:func:`~workbench.tools.mcp.wire.classify`): ``tool_error`` (``isError``, or a reply past
@@ -29,17 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import itertools
 import os
-import re
 import shlex
-import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench.errors import ConfigError, ToolCallError, WorkbenchError
+from workbench.errors import ToolCallError, WorkbenchError
 from workbench.tools.mcp.listing import ToolListing, announces_list_changes
 from workbench.tools.mcp.log import ConnectionLog, route_sdk_logs
 from workbench.tools.mcp.loop import require_mcp, run_loop, track, untrack, warm_imports
@@ -51,6 +48,7 @@ from workbench.tools.mcp.settings import (
     env_number,
     log_max,
 )
+from workbench.tools.mcp.target import parse_target
 from workbench.tools.mcp.wire import block_dict, classify, derive_name, describe, error_text
 from workbench.tools.registry import ToolSpec
 
@@ -59,9 +57,6 @@ __all__ = ["MCPConnection"]
 #: Seconds :meth:`MCPConnection.close` waits for the server to stop (stdin close, then
 #: SIGTERM, then SIGKILL: about 4 s at most by the transport's own bounds).
 _CLOSE_TIMEOUT = 10.0
-
-_counter = itertools.count(1)
-
 
 class MCPConnection:
     """One persistent MCP session to one server, usable from sync and async code.
@@ -107,28 +102,9 @@ class MCPConnection:
         log_dir: str | os.PathLike[str] | None = None,
         trusted: bool = False,
     ):
-        if isinstance(target, str) and target.strip().startswith(("http://", "https://")):
-            self.transport = "http"
-            self.url: str | None = target.strip()
-            self.argv: list[str] = []
-        else:
-            argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target]
-            if not argv:
-                raise ConfigError(
-                    "MCP server", "command", "it is empty; give a command line such as "
-                    "'python -m workbench.tools.mcp.server' or an http(s) URL",
-                )
-            if argv[0] in ("python", "python3"):
-                # A bare "python" in MCP_SERVERS or a scenario means the Python running the
-                # workbench (its venv has the servers installed), not whatever is on PATH,
-                # with this process's import path (`-m workbench...` runs this checkout).
-                argv[0] = sys.executable
-                if env is None:
-                    env = {k: os.environ[k] for k in ("PYTHONPATH", "VIRTUAL_ENV")
-                           if os.environ.get(k)}
-            self.transport = "stdio"
-            self.url = None
-            self.argv = argv
+        read = parse_target(target, env)
+        self.transport, self.url, env = read.transport, read.url, read.env
+        self.argv: list[str] = list(read.argv)
         self.name = name or derive_name(self.url, self.argv)
         self.label = f"{self.transport}:{self.name}"
         self.timeout = (env_number(os.environ, "WORKBENCH_MCP_TIMEOUT", DEFAULT_TIMEOUT)
@@ -610,9 +586,9 @@ class MCPConnection:
     # -- logging ----------------------------------------------------------------------
     def _log_file(self) -> ConnectionLog:
         if self._log is None:
-            stem = re.sub(r"[^A-Za-z0-9_.-]", "_", self.name)
-            self.log_path = self._log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log"
-            self._log = ConnectionLog(self.log_path, self.label, log_max())
+            self._log = ConnectionLog.for_server(self._log_dir, self.name, self.label,
+                                                 log_max())
+            self.log_path = self._log.path
         return self._log
 
     def _note(self, line: str) -> None:

@@ -12,7 +12,10 @@ sends those records to the log of the connection whose loop thread emitted them 
 
 from __future__ import annotations
 
+import itertools
 import logging
+import os
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +28,8 @@ __all__ = ["ConnectionLog", "route_sdk_logs"]
 _by_thread: dict[int, Callable[[str], None]] = {}
 _routed = False
 _route_lock = threading.Lock()
+# Numbers the logs of one process: two connections to one server never share a file.
+_counter = itertools.count(1)
 
 
 class ConnectionLog:
@@ -35,6 +40,13 @@ class ConnectionLog:
         label: Prefix of the connection's own lines (``stdio:name``).
         max_bytes: Cap on the server-supplied text kept.
     """
+
+    @classmethod
+    def for_server(cls, log_dir: Path, name: str, label: str, max_bytes: int
+                   ) -> ConnectionLog:
+        """A new log under ``log_dir`` named for server ``name``, this process and a count."""
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+        return cls(log_dir / f"{stem}-{os.getpid()}-{next(_counter)}.log", label, max_bytes)
 
     def __init__(self, path: Path, label: str, max_bytes: int):
         self.path = path
