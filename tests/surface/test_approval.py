@@ -137,3 +137,18 @@ class TestPrompt:
             scout.call_tool("send_email", to="x")
         assert err.value.reason == "not approved"
         assert "no terminal to ask" in capsys.readouterr().err
+
+
+def test_unapproved_tools_counts_only_not_approved_refusals_by_tool():
+    from workbench.contracts.events import Event
+    from workbench.surface.approval import unapproved_tools
+
+    def denied(seq, tool, reason):
+        return Event("r:0", seq, 1, "tool.denied", "clerk", {"tool": tool, "reason": reason},
+                     None, "")
+
+    events = [denied(1, "send", "not approved"), denied(2, "echo", "not approved"),
+              denied(3, "send", "not approved"), denied(4, "oracle", "not granted")]
+    assert unapproved_tools(events) == {"echo": 1, "send": 2}
+    assert list(unapproved_tools(events)) == ["echo", "send"]
+    assert unapproved_tools([]) == {}

@@ -295,17 +295,14 @@ def _approval_hint(denied: list) -> str:
 
     Names the flag and each tool, so the next step is one edit of the command line.
     """
+    from workbench.surface.approval import unapproved_tools
     from workbench.textsafe import escape
 
-    tools: dict[str, int] = {}
-    for e in denied:
-        if e.payload.get("reason") == "not approved":
-            tool = escape(e.payload.get("tool"))
-            tools[tool] = tools.get(tool, 0) + 1
+    tools = unapproved_tools(denied)
     if not tools:
         return ""
     calls = sum(tools.values())
-    flags = " ".join(f"--approve {tool}" for tool in sorted(tools))
+    flags = " ".join(f"--approve {escape(tool)}" for tool in tools)
     return (f"{calls} call{'s' * (calls != 1)} refused as not approved: check what "
             f"{'they do' if len(tools) > 1 else 'it does'}, then run again with {flags} "
             f"(SERVER:TOOL binds a tool to one server; '*' approves every tool)")

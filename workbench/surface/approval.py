@@ -51,6 +51,7 @@ __all__ = [
     "Approver",
     "is_destructive",
     "prompt_approver",
+    "unapproved_tools",
 ]
 
 
@@ -79,6 +80,20 @@ class ApprovalRequest:
 
 #: ``approver(request) -> True`` to let the call through.
 Approver = Callable[[ApprovalRequest], bool]
+
+
+def unapproved_tools(denied: Iterable[Any]) -> dict[str, int]:
+    """How many of a run's ``tool.denied`` events were refused as ``not approved``, by tool.
+
+    What a person approves next (``--approve TOOL``, the runner's *Approve* field), sorted
+    by tool; empty when nothing waited for a yes.
+    """
+    counts: dict[str, int] = {}
+    for event in denied:
+        if event.payload.get("reason") == "not approved":
+            tool = str(event.payload.get("tool"))
+            counts[tool] = counts.get(tool, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def is_destructive(spec: ToolSpec) -> bool:

@@ -292,7 +292,7 @@ class ScenarioRunner(widgets.VBox):
             f"{result.ticks} ticks (ended by {html.escape(result.reason)}), {len(result.ledger):,} "
             f"events, {len(violations):,} violations, {len(calls):,} tool calls in "
             f"{elapsed:.2f} s &middot; final hash <code>{result.final_hash[:16]}</code>"
-            + _approval_note(violations)
+            + _approval_note(result.violations)
         )
         self.violations_title.value = f"<b>Violations ({len(violations):,})</b>"
         self.calls_title.value = f"<b>Tool calls ({len(calls):,})</b>"
@@ -413,13 +413,15 @@ class ScenarioRunner(widgets.VBox):
         return f"ScenarioRunner(scenario={self.scenario_select.value!r}, last_run={last!r})"
 
 
-def _approval_note(violations: pd.DataFrame) -> str:
+def _approval_note(denied: list[Any]) -> str:
     """How to approve the calls refused as ``not approved`` ("" when there were none)."""
-    refused = violations[violations["reason"] == "not approved"]
-    if refused.empty:
+    from workbench.surface.approval import unapproved_tools
+
+    refused = unapproved_tools(denied)
+    if not refused:
         return ""
-    tools = ", ".join(f"<code>{html.escape(str(t))}</code>" for t in sorted(set(refused["tool"])))
-    n = len(refused)
+    tools = ", ".join(f"<code>{html.escape(t)}</code>" for t in refused)
+    n = sum(refused.values())
     return (f'<br><span class="wb-approval-hint" style="color:{WARN_COLOR}">{n:,} call'
             f"{'s' * (n != 1)} refused as not approved ({tools}): check what the tool does, "
             f"then tick it under <i>Awaiting approval</i> and press <b>Approve and run again</b>, "

@@ -109,8 +109,8 @@ class SchemaForm(widgets.VBox):
         validator = self._schema_validator()
         if validator is None:
             return value
-        fields = self.root.fields()
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.path])
+        fields = self.root.fields() if errors else {}
         for error in errors[: self.MAX_SCHEMA_PROBLEMS]:
             path = _field_path(error.absolute_path)
             text = clip(error.message, 200)

@@ -274,8 +274,7 @@ class ToolCaller(widgets.VBox):
             ConfigError: no call made here has that index.
         """
         past = self._past(index)
-        self.select(source=self._sources[index if index >= 0 else len(self._sources) + index],
-                    agent=past.agent, tool=past.tool)
+        self.select(source=self._sources[index], agent=past.agent, tool=past.tool)
         self._set_mode(JSON)
         self.raw_args.value = json.dumps(past.params, indent=2, ensure_ascii=False)
         return self._send(dict(past.params))
@@ -289,8 +288,7 @@ class ToolCaller(widgets.VBox):
             ConfigError: no call made here has that index.
         """
         past = self._past(index)
-        self.select(source=self._sources[index if index >= 0 else len(self._sources) + index],
-                    agent=past.agent, tool=past.tool)
+        self.select(source=self._sources[index], agent=past.agent, tool=past.tool)
         try:
             self.form.fill(past.params)
             self._set_mode(FORM)
