@@ -410,6 +410,9 @@ class TestRawJson:
         ("[1, 2]", "the JSON is a list; a tool's arguments are an object"),
         ('"dawn"', "the JSON is a string"),
         ("[" * 100_000, "not JSON"),
+        ('{"seed": NaN}', "NaN is not a JSON number"),
+        ('{"seed": -Infinity}', "-Infinity is not a JSON number"),
+        ('{"seed": 1e999}', "1e999 is not a JSON number"),
     ])
     def test_json_that_is_not_an_object_is_a_form_error_and_nothing_is_sent(
             self, session, text, match):

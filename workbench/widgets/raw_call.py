@@ -10,6 +10,7 @@ it is still bounded: a paste is parsed only up to :data:`MAX_RAW_CHARS`.
 from __future__ import annotations
 
 import json
+import math
 import pprint
 from typing import Any
 
@@ -29,13 +30,17 @@ def parse_raw_call(text: str) -> tuple[str | None, dict[str, Any]]:
     ``arguments`` is a JSON string). Anything else that is an object is the arguments.
 
     Raises:
-        FormError: not JSON, too long, or not an object (the message says what is allowed).
+        FormError: not JSON (NaN, Infinity or a number past a float included), too long, or
+            not an object (the message says what is allowed).
     """
     if len(text) > MAX_RAW_CHARS:
         raise FormError(f"arguments: {len(text):,} characters of JSON; at most "
                         f"{MAX_RAW_CHARS:,} are read")
     try:
-        value = json.loads(text or "{}")
+        value = json.loads(text or "{}", parse_constant=_not_json, parse_float=_finite)
+    except _NotFinite as exc:
+        raise FormError(f"arguments: {exc} is not a JSON number (JSON has no NaN or "
+                        f"Infinity; a number that large does not fit a float)") from None
     except (json.JSONDecodeError, RecursionError) as exc:
         where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(
             exc, json.JSONDecodeError) else ""
@@ -60,6 +65,21 @@ def _kind(value: Any) -> str:
     return {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
         type(value), "a number")
 
+
+
+class _NotFinite(ValueError):
+    """A number JSON does not have: NaN, Infinity, or one past a float's range."""
+
+
+def _not_json(token: str) -> float:
+    raise _NotFinite(token)
+
+
+def _finite(token: str) -> float:
+    number = float(token)
+    if math.isinf(number):
+        raise _NotFinite(token[:40])
+    return number
 
 
 def tools_call_request(tool: str, arguments: dict[str, Any]) -> str:
