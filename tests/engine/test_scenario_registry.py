@@ -32,13 +32,19 @@ def children_running(marker: str) -> set[int]:
 @pytest.mark.external
 class TestScenarioServers:
     def test_servers_start_for_the_run_and_stop_after(self, repo_root):
+        # Only the servers this run started count: on a shared pytest-xdist worker another
+        # test's server may still be exiting when this one starts.
+        before = children_running("mcp_server_time") | children_running("server-everything")
         conductor = Conductor.from_config(
             repo_root / "config", "watch-house",
             approver=ApprovalPolicy(allow=["get_current_time", "echo"]))
-        assert children_running("mcp_server_time")
+        started = (children_running("mcp_server_time")
+                   | children_running("server-everything")) - before
+        assert children_running("mcp_server_time") - before
+        assert children_running("server-everything") - before
         result = conductor.run(ticks=3)
-        assert not children_running("mcp_server_time")
-        assert not children_running("server-everything")
+        assert not (children_running("mcp_server_time") & started)
+        assert not (children_running("server-everything") & started)
         called = {e.payload["tool"]: e.payload for e in result.ledger.of_kind("tool.called")}
         assert called["get_current_time"]["params"] == {"timezone": "Europe/Oslo"}
         assert called["get_current_time"]["result"]["timezone"] == "Europe/Oslo"
