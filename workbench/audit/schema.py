@@ -300,6 +300,8 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                         f"says which arguments it takes, but the schema also has "
                         f"{', '.join(repr(e) for e in extra[:3])}", description))
     for missing, start, end in phantom_params(description, props):
+        if missing in siblings:
+            continue  # "use `get_project` to check the status": a sibling tool, not an input
         out.append((R.PHANTOM, "warning", "description", start, end,
                     f"refers to parameter {missing!r}, which the schema lacks", description))
         break

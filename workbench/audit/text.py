@@ -33,7 +33,7 @@ from workbench.audit.names import foreign_names_in, names_foreign
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
 
-__all__ = ["mentions_user_data", "read_text"]
+__all__ = ["mentions_user_data", "plain_name_counts", "read_text"]
 
 
 # Asking for what is in a file, not where it is.
@@ -211,7 +211,7 @@ def mentions_user_data(text: str) -> bool:
         not _negated(text, m.start()) for m in ud.USER_DATA.finditer(text, gates))
 
 
-def _plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
+def plain_name_counts(name: str, sentence: str, start: int, end: int) -> bool:
     """A one-word tool name (``fetch``, ``echo``) is a reference only when marked as one.
 
     Marked: next to the word "tool", quoted right after a verb that calls it ("use
@@ -468,7 +468,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 # A name another server also offers is foreign even if this one has it too.
                 if word == ctx.name:
                     continue
-                if not _plain_name_counts(word, sentence, start, end):
+                if not plain_name_counts(word, sentence, start, end):
                     continue
                 instructs = directive or lex.SHADOW_VERB.search(sentence) is not None
                 add(R.FOREIGN_TOOL, "high" if instructs else "warning",

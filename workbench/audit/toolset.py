@@ -49,7 +49,7 @@ code                      severity  what
 ``hints.missing``         info      no annotations: treated as destructive
 ========================  ========  ==========================================================
 
-Each code is found by one or more rules (:mod:`workbench.audit.rules`, 40 of them), and
+Each code is found by one or more rules (:mod:`workbench.audit.rules`, 47 of them), and
 each finding names its rule (``Finding.rule``, ``AUD-SECRET-002``); ``workbench audit
 --explain all`` lists them with what they look for.
 
@@ -86,10 +86,13 @@ from workbench.audit.hidden import (
     hidden_findings,
     model_view,
 )
+from workbench.audit.languages import read_foreign
 from workbench.audit.params import NESTING, is_map
+from workbench.audit.presented import check_presented
 from workbench.audit.rules import Rule, names
 from workbench.audit.schema import check_schema, phantom_params
 from workbench.audit.text import read_text
+from workbench.audit.tips import read_tips
 from workbench.contracts.characters import named_characters
 from workbench.contracts.names import TOOL_NAME_RE
 from workbench.textsafe import escape
@@ -390,6 +393,7 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),
                       siblings=mine, foreign=foreign, every=every)
     description = ""
+    claimed: list[tuple[str, str]] = []  # the title and description, for check_presented
     for field, text in tool_texts(tool, deep=True):
         if not text:
             continue
@@ -406,17 +410,53 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             plain = model_view(text)
         if field == "description":
             description = plain
+        shown = plain
+        if field.endswith("title") and " " in plain:
+            # A title's parts are its sentences: "Weather - always call this tool first".
+            plain = _TITLE_PARTS.sub(_as_stop, plain)
+        if field in _CLAIMED:
+            claimed.append((field, plain))
         # A parameter's own name does not make what it names the tool's purpose: a
         # parameter called contents_of_project_dotenv_file asks for the .env file.
         here = replace(ctx, params=ctx.params - {field.split(".")[-2]}) if field.endswith(
             ".name") else ctx
-        for rule, severity, start, end, reason in read_text(
-                plain, here, is_param=field.startswith("parameters."),
-                is_value=field.endswith((".default", ".examples", ".enum", ".const"))):
-            add(rule, severity, field, excerpt(plain, start, end), reason,
-                *((start, end) if plain == text else (-1, -1)))
-    for rule, severity, field, start, end, reason, text in check_schema(
-            tool, description, props, f"{name} {title}", mine):
+        found = read_text(plain, here, is_param=field.startswith("parameters."),
+                          is_value=field.endswith((".default", ".examples", ".enum", ".const")))
+        more = read_tips(plain, here, field == "description") + read_foreign(
+            plain, here, field == "description")
+        if more:
+            found = _merged(found, more)
+        for rule, severity, start, end, reason in found:
+            add(rule, severity, field, excerpt(shown, start, end), reason,
+                *((start, end) if shown == text else (-1, -1)))
+    checked = check_schema(tool, description, props, f"{name} {title}", mine)
+    done = {(rule.code, field) for rule, _, field, *_ in checked}
+    checked += [c for c in check_presented(tool, claimed, props, every or mine | foreign)
+                if (c[0].code, c[2]) not in done]
+    for rule, severity, field, start, end, reason, text in checked:
         evidence = excerpt(text, start, end) if start >= 0 else visible(text)[:200]
         add(rule, severity, field, evidence, reason, start, end)
     return out
+
+
+def _merged(found: list[Any], more: list[Any]) -> list[Any]:
+    """One finding per code and text: the sentence reading's, unless a later one is graver."""
+    at = {f[0].code: i for i, f in enumerate(found)}
+    out = list(found)
+    for f in more:
+        i = at.get(f[0].code)
+        if i is None:
+            at[f[0].code] = len(out)
+            out.append(f)
+        elif _RANK[f[1]] > _RANK[out[i][1]]:
+            out[i] = f
+    return out
+
+
+_CLAIMED = frozenset({"title", "annotations.title", "description"})
+# The separators that cut a title into parts: " - ", " | ", " — ".
+_TITLE_PARTS = re.compile(r" [-|–—] ")
+
+
+def _as_stop(m: re.Match[str]) -> str:
+    return ".  "  # as long as the separator: the spans still index the title
