@@ -168,12 +168,16 @@ def decode_reply(data: bytes, content_type: str | None = None) -> Any:
     return value
 
 
-def parse_reply(response: Any, redact: Redactor | None = None) -> ChatReply:
+def parse_reply(response: Any, redact: Redactor | None = None,
+                text_calls: str | None = None) -> ChatReply:
     """Read a Chat Completions response body (decoded JSON).
 
     Args:
         response: The body, as :func:`decode_reply` or a cassette gives it.
         redact: Secrets to take out of everything read (none when None).
+        text_calls: A parser of :mod:`workbench.agents.text_calls` that reads tool calls
+            the model wrote in its text, when the message has none of its own (None: the
+            text is only text).
 
     Raises:
         ModelError: ``refusal`` when the model refused; ``model_error`` for a reply that
@@ -205,6 +209,8 @@ def parse_reply(response: Any, redact: Redactor | None = None) -> ChatReply:
         raise ModelError("refusal", f"the model refused: {redact.text(refusal)}")
     content = _text_or_none(message, "content")
     calls = _tool_calls(message.get("tool_calls"), redact)
+    if text_calls is not None and not calls and content is not None:
+        content, calls = _text_tool_calls(content, text_calls, redact)
     finish = _field(choice.get("finish_reason"), redact)
     if content is None and not calls:
         raise _bad(f"the reply's message has neither content nor tool calls "
@@ -227,9 +233,9 @@ def as_recorded(response: dict[str, Any], reply: ChatReply) -> dict[str, Any]:
     survives redacting the body's strings; the arguments read (parsed, then redacted)
     replace it. ``response`` itself is returned when nothing differs.
     """
-    if not reply.tool_calls:
+    raw = response["choices"][0]["message"].get("tool_calls")
+    if not reply.tool_calls or not raw:  # none, or written in the text
         return response
-    raw = response["choices"][0]["message"]["tool_calls"]
     changed = [i for i, call in enumerate(reply.tool_calls)
                if isinstance(raw[i]["function"].get("arguments"), str)
                and raw[i]["function"]["arguments"] != call.arguments]
@@ -282,6 +288,25 @@ def _tool_calls(raw: Any, redact: Redactor) -> tuple[ChatToolCall, ...]:
         calls.append(ChatToolCall(ident if isinstance(ident, str) else "",
                                   redact.text(name), arguments))
     return tuple(calls)
+
+
+def _text_tool_calls(content: str, parser: str, redact: Redactor
+                     ) -> tuple[str | None, tuple[ChatToolCall, ...]]:
+    """The calls written in ``content`` (see :mod:`~workbench.agents.text_calls`).
+
+    They get ids of their own (``text-1``, ...) and the same checks as a server's calls.
+    """
+    from workbench.agents.text_calls import calls_in_text
+
+    found, rest = calls_in_text(content, parser, MAX_TOOL_CALLS)
+    if len(found) > MAX_TOOL_CALLS:
+        raise _bad(f"the reply's text asks for more than {MAX_TOOL_CALLS} tool calls; at "
+                   f"most {MAX_TOOL_CALLS} are read from one reply")
+    where = "choices[0].message.content"
+    calls = tuple(ChatToolCall(f"text-{i}", redact.text(name),
+                               _arguments(arguments, f"{where} call {i}'s arguments", redact))
+                  for i, (name, arguments) in enumerate(found, 1))
+    return rest, calls
 
 
 def _arguments(raw: Any, where: str, redact: Redactor) -> str:

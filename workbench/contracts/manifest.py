@@ -81,6 +81,9 @@ class ModelSpec(StrictModel):
     the environment variable holding the key (the key itself is never written anywhere).
     One turn is at most ``max_steps`` model calls; 429 and 5xx answers are retried
     ``max_retries`` times, waiting ``retry_backoff`` seconds, doubled each time.
+    ``seed`` is sent with each request (servers that honour it sample the same way each
+    time). ``tool_calls_in_text`` names a parser for tool calls the model writes as JSON
+    in its text (small local models do; see :mod:`workbench.agents.text_calls`).
     """
 
     backend: Literal["stub", "scripted", "openai"] = "stub"
@@ -94,6 +97,8 @@ class ModelSpec(StrictModel):
     timeout: float = Field(default=30.0, gt=0.0, le=3600.0)
     max_retries: int = Field(default=2, ge=0, le=10)
     retry_backoff: float = Field(default=0.5, ge=0.0, le=60.0)
+    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    tool_calls_in_text: Literal["json"] | None = None
 
     @model_validator(mode="after")
     def _lines_for_stub(self) -> ModelSpec:
@@ -110,9 +115,13 @@ class ModelSpec(StrictModel):
                     ("http://", "https://")):
                 raise ValueError(f"base_url {self.base_url!r} must start with http:// or "
                                  f"https:// (like 'http://127.0.0.1:11434/v1')")
-        elif self.model is not None or self.base_url is not None:
-            raise ValueError(f"'model' and 'base_url' are for the openai backend, not "
-                             f"{self.backend!r}")
+        else:
+            given = [name for name in ("model", "base_url", "seed", "tool_calls_in_text")
+                     if getattr(self, name) is not None]
+            if given:
+                raise ValueError(f"{' and '.join(repr(g) for g in given)} "
+                                 f"{'is' if len(given) == 1 else 'are'} for the openai "
+                                 f"backend, not {self.backend!r}")
         return self
 
 
