@@ -225,3 +225,71 @@ def test_a_refused_cassette_leaves_no_ledger_behind(tmp_path, repo_root):
     assert not ledger.exists()
     # The ledger's lock was let go: the same path can be claimed at once.
     Conductor.from_config(repo_root / "config", "oracle-grove", ledger_path=ledger).run(ticks=1)
+
+
+class TestProvenance:
+    PROV = {"model": "qwen2.5-coder-0.5b-instruct", "sha256": "1d" * 32,
+            "quantisation": "Q4_K_M", "licence": "apache-2.0", "chat_format": "gguf",
+            "tool_calls_in_text": "json"}
+
+    def test_provenance_is_the_first_line_and_comes_back_on_replay(self, tmp_path):
+        path = tmp_path / "c.jsonl"
+        tape = Cassette(path, "record", provenance=self.PROV,
+                        annotate=lambda body: {"prompt": {"format": "gguf", "text": "P"}})
+        tape.record(BODY, "clerk", 1, response={"n": 1})
+        tape.close()
+        first = json.loads(path.read_text().splitlines()[0])
+        assert first == {"provenance": self.PROV}
+        replay = Cassette(path)
+        assert replay.provenance == self.PROV and len(replay) == 1
+        assert replay.entries == [{"request": BODY, "agent": "clerk", "tick": 1,
+                                   "prompt": {"format": "gguf", "text": "P"}}]
+        assert replay.lookup(BODY, "clerk", 1)["response"] == {"n": 1}
+
+    def test_a_cassette_without_provenance_says_nothing(self, tmp_path):
+        path = tmp_path / "c.jsonl"
+        tape = Cassette(path, "record")
+        tape.record(BODY, "a", 1, response={})
+        tape.close()
+        assert Cassette(path).provenance == {}
+
+    @pytest.mark.parametrize(("provenance", "field"), [
+        ({"model": {"nested": 1}}, "provenance.model"),
+        ({"licence": "x" * 5000}, "provenance.licence"),
+        ({f"k{i}": 1 for i in range(40)}, "provenance"),
+    ])
+    def test_a_hostile_provenance_line_is_refused_naming_the_field(self, tmp_path,
+                                                                  provenance, field):
+        path = tmp_path / "c.jsonl"
+        path.write_text(json.dumps({"provenance": provenance}) + "\n")
+        with pytest.raises(ConfigError) as caught:
+            Cassette(path, "replay")
+        assert f"c.jsonl:1: {field}:" in str(caught.value)
+
+    def test_provenance_after_the_first_line_is_not_an_exchange(self, tmp_path):
+        path = tmp_path / "c.jsonl"
+        tape = Cassette(path, "record")
+        tape.record(BODY, "a", 1, response={})
+        tape.close()
+        with path.open("a") as fh:
+            fh.write(json.dumps({"provenance": self.PROV}) + "\n")
+        with pytest.raises(ConfigError, match="fingerprint"):
+            Cassette(path, "replay")
+
+    def test_replay_reads_calls_in_text_when_the_cassette_says_the_model_writes_them(
+            self, tmp_path):
+        from workbench.agents.openai_model import OpenAIModel
+        from workbench.contracts.manifest import ModelSpec
+
+        spec = ModelSpec(backend="openai", model="qwen", base_url="http://127.0.0.1:9/v1")
+        path = tmp_path / "c.jsonl"
+        body = OpenAIModel(spec).request_body([{"role": "user", "content": "add"}], [])
+        text = '<tool_call>{"name": "add_numbers", "arguments": {"a": 1}}</tool_call>'
+        for provenance, calls in ((self.PROV, ["add_numbers"]), ({"model": "qwen"}, [])):
+            tape = Cassette(path, "record", provenance=provenance)
+            tape.record(body, "clerk", 1, response={"choices": [
+                {"message": {"role": "assistant", "content": text}}]})
+            tape.close()
+            model = OpenAIModel(spec, cassette=Cassette(path, "replay"))
+            got = model.complete(body, agent="clerk", tick=1)
+            assert [c.name for c in got.tool_calls] == calls

@@ -14,6 +14,13 @@ the run with one line naming the agent and tick. The model hands the cassette th
 exchange already redacted (request, response, error), so a key a server echoed is never
 written, and requests are fingerprinted as redacted.
 
+A cassette may begin with one provenance line, ``{"provenance": {...}}``: what made it
+(for a real model, its name, file, sha256, quantisation, licence, chat format and the
+parser of tool calls written in text). Its values are short scalars; a replay reads the
+parser from it (:attr:`Cassette.provenance`). An exchange may carry the ``prompt`` the
+server rendered from its request (``{"format", "text"}``), recorded to show what the model
+was really given; replay never depends on it.
+
 Modes: ``auto`` replays when the file exists and records when it does not; ``record``
 starts the file afresh; ``replay`` requires it.
 
@@ -60,7 +67,8 @@ try:  # advisory locks; absent on Windows, where a second recorder is not detect
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["CASSETTE_MODES", "LINE_BYTES", "LINE_BYTES_ENV", "Cassette", "fingerprint"]
+__all__ = ["CASSETTE_MODES", "LINE_BYTES", "LINE_BYTES_ENV", "PROVENANCE_CHARS", "Cassette",
+           "fingerprint"]
 
 #: What ``mode`` may be.
 CASSETTE_MODES = ("auto", "record", "replay")
@@ -70,7 +78,12 @@ CASSETTE_MODES = ("auto", "record", "replay")
 LINE_BYTES = 64 << 20
 #: The environment variable that changes :data:`LINE_BYTES`.
 LINE_BYTES_ENV = "WORKBENCH_CASSETTE_LINE_BYTES"
+#: Characters of one provenance value (a model's name, a licence, a file's digest).
+PROVENANCE_CHARS = 400
+#: Entries in a provenance line.
+_PROVENANCE_KEYS = 32
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+_PROVENANCE_LINE = re.compile(rb'\s*\{\s*"provenance"\s*:')
 
 
 def fingerprint(body: dict[str, Any]) -> str:
@@ -84,17 +97,25 @@ class Cassette:
     Args:
         path: The JSONL file.
         mode: One of :data:`CASSETTE_MODES`.
+        provenance: Recording: what made the cassette, written as its first line.
+        annotate: Recording: extra fields for each exchange, from its request (the
+            recorder uses it to keep the prompt the server rendered).
 
     Attributes:
         mode: ``record`` or ``replay`` (``auto`` resolved when opened).
         hits: Requests answered from the cassette so far.
+        provenance: What made it (empty when the cassette does not say).
+        entries: Replaying: every exchange's agent, tick, request and recorded prompt,
+            in file order (for views of what a model was sent).
 
     Raises:
         ConfigError: unknown mode, a missing file to replay, or a line that is not an
             exchange (naming the file and line).
     """
 
-    def __init__(self, path: str | Path, mode: str = "auto"):
+    def __init__(self, path: str | Path, mode: str = "auto", *,
+                 provenance: dict[str, Any] | None = None,
+                 annotate: Any = None):
         if mode not in CASSETTE_MODES:
             raise ConfigError(path, "cassette_mode", f"{mode!r} is not a cassette mode; "
                               f"allowed: {', '.join(CASSETTE_MODES)}")
@@ -107,10 +128,22 @@ class Cassette:
         self._exchanges: dict[str, deque[dict[str, Any]]] = {}
         self._last: dict[str, dict[str, Any]] = {}
         self._fh: IO[str] | None = None
+        self.provenance: dict[str, Any] = {}
+        self.entries: list[dict[str, Any]] = []
+        self._annotate = annotate
         if mode == "replay":
             self._load()
         else:
+            if provenance is not None:
+                try:
+                    self.provenance = _provenance(provenance)
+                except _Bad as bad:
+                    raise ConfigError(path, bad.field, bad.problem) from None
             self._fh = _open_for_recording(self.path)
+            if self.provenance:
+                self._fh.write(json.dumps({"provenance": self.provenance},
+                                          ensure_ascii=False, sort_keys=True) + "\n")
+                self._fh.flush()
 
     def __repr__(self) -> str:
         return f"Cassette({str(self.path)!r}, mode={self.mode!r}, exchanges={len(self)})"
@@ -143,12 +176,16 @@ class Cassette:
                 if not raw.strip():
                     continue
                 try:
-                    key, exchange = _exchange(raw)
+                    if number == 1 and _PROVENANCE_LINE.match(raw):
+                        self.provenance = _provenance_line(raw)
+                        continue
+                    key, exchange, entry = _exchange(raw)
                 except _Bad as bad:
                     raise ConfigError(self.path, bad.field, (
                         f"{bad.problem}; each line is one exchange (fingerprint, request, "
                         f"and response or error): re-record the cassette"), number) from None
                 self._exchanges.setdefault(key, deque()).append(exchange)
+                self.entries.append(entry)
 
     def lookup(self, body: dict[str, Any], agent: str, tick: int) -> dict[str, Any]:
         """The recorded exchange for ``body``: its ``response`` or ``error``.
@@ -183,6 +220,9 @@ class Cassette:
             exchange["error"] = error
         else:
             exchange["response"] = response
+        if self._annotate is not None:
+            exchange.update({k: v for k, v in self._annotate(body).items()
+                             if k not in exchange})
         self._fh.write(json.dumps(exchange, ensure_ascii=False, sort_keys=True) + "\n")
         self._fh.flush()  # an interrupted recording keeps every finished exchange
         self._recorded += 1
@@ -203,8 +243,11 @@ class _Bad(Exception):
         self.problem = problem
 
 
-def _exchange(raw: bytes) -> tuple[str, dict[str, Any]]:
-    """One line's fingerprint and what a replay needs of it (its response or error).
+def _exchange(raw: bytes) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """One line's fingerprint, what a replay needs of it, and what views show of it.
+
+    A replay needs the response or the error; views show the entry (agent, tick, request
+    and the recorded prompt).
 
     Raises:
         _Bad: the line is not an exchange.
@@ -228,6 +271,7 @@ def _exchange(raw: bytes) -> tuple[str, dict[str, Any]]:
         raise _Bad("fingerprint", f"is {shown}, not a sha256 digest (64 hex digits)")
     if not isinstance(exchange.get("request", {}), dict):
         raise _Bad("request", f"is {kind_of(exchange['request'])}, not an object")
+    entry = _entry(exchange)
     if ("response" in exchange) == ("error" in exchange):
         which = "both" if "response" in exchange else "neither"
         raise _Bad("", f"holds {which} response and error; exactly one is allowed")
@@ -237,7 +281,7 @@ def _exchange(raw: bytes) -> tuple[str, dict[str, Any]]:
             raise _Bad("response", f"is {kind_of(response)}, not an object")
         if depth(response, REPLY_DEPTH) > REPLY_DEPTH:
             raise _Bad("response", f"is nested deeper than {REPLY_DEPTH} levels")
-        return key, {"response": response}
+        return key, {"response": response}, entry
     error = exchange["error"]
     if not isinstance(error, dict):
         raise _Bad("error", f"is {kind_of(error)}, not an object")
@@ -247,7 +291,54 @@ def _exchange(raw: bytes) -> tuple[str, dict[str, Any]]:
         raise _Bad("error.kind", f"is {shown[:40]}; allowed: {', '.join(MODEL_ERROR_KINDS)}")
     if not isinstance(error.get("message"), str):
         raise _Bad("error.message", f"is {kind_of(error.get('message'))}, not text")
-    return key, {"error": {"kind": error["kind"], "message": error["message"]}}
+    return key, {"error": {"kind": error["kind"], "message": error["message"]}}, entry
+
+
+def _entry(exchange: dict[str, Any]) -> dict[str, Any]:
+    """What a view shows of one exchange; a field of the wrong type is left out."""
+    entry: dict[str, Any] = {"request": exchange.get("request", {})}
+    if isinstance(exchange.get("agent"), str):
+        entry["agent"] = exchange["agent"]
+    if type(exchange.get("tick")) is int:
+        entry["tick"] = exchange["tick"]
+    prompt = exchange.get("prompt")
+    if isinstance(prompt, dict) and isinstance(prompt.get("text"), str) \
+            and isinstance(prompt.get("format"), str):
+        entry["prompt"] = {"format": prompt["format"][:PROVENANCE_CHARS],
+                           "text": prompt["text"]}
+    return entry
+
+
+def _provenance(value: Any) -> dict[str, Any]:
+    """A provenance object as kept: at most 32 short scalar values under text keys.
+
+    Raises:
+        _Bad: anything else.
+    """
+    if not isinstance(value, dict):
+        raise _Bad("provenance", f"is {kind_of(value)}, not an object")
+    if len(value) > _PROVENANCE_KEYS:
+        raise _Bad("provenance", f"has {len(value)} entries; at most {_PROVENANCE_KEYS}")
+    for key, item in value.items():
+        if not isinstance(key, str) or len(key) > 64:
+            raise _Bad("provenance", f"has a key that is not short text: {str(key)[:40]!r}")
+        if item is not None and not isinstance(item, str | int | float | bool):
+            raise _Bad(f"provenance.{key}", f"is {kind_of(item)}; a provenance value is "
+                       f"text, a number, true/false or null")
+        if isinstance(item, str) and len(item) > PROVENANCE_CHARS:
+            raise _Bad(f"provenance.{key}", f"is {len(item)} characters; at most "
+                       f"{PROVENANCE_CHARS}")
+    return dict(value)
+
+
+def _provenance_line(raw: bytes) -> dict[str, Any]:
+    try:
+        line = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _Bad("provenance", "the provenance line is not UTF-8 JSON") from None
+    if not isinstance(line, dict) or set(line) != {"provenance"}:
+        raise _Bad("provenance", "the provenance line holds more than 'provenance'")
+    return _provenance(line["provenance"])
 
 
 def _open_for_recording(path: Path) -> IO[str]:

@@ -115,6 +115,21 @@ class OpenAIModel:
         """Model calls one turn may take."""
         return self.spec.max_steps
 
+    @property
+    def text_calls(self) -> str | None:
+        """The parser of tool calls written in text: the manifest's, else the cassette's.
+
+        A cassette recorded from a model that writes its calls as text says so in its
+        provenance, so a replay reads the replies as the recording did.
+        """
+        if self.spec.tool_calls_in_text is not None:
+            return self.spec.tool_calls_in_text
+        from workbench.agents.text_calls import PARSERS
+
+        recorded = self.cassette.provenance.get("tool_calls_in_text") \
+            if self.cassette is not None else None
+        return recorded if recorded in PARSERS else None
+
     def redactor(self) -> Redactor:
         """What is taken out of everything this model's server sends: its API key."""
         return Redactor([self._api_key()])
@@ -125,6 +140,8 @@ class OpenAIModel:
         """The canonical request: what is sent, fingerprinted and recorded."""
         body: dict[str, Any] = {"model": self.model, "messages": list(messages),
                                 "temperature": self.spec.temperature}
+        if self.spec.seed is not None:
+            body["seed"] = self.spec.seed
         if tools:
             body["tools"] = list(tools)
         return body
@@ -149,7 +166,7 @@ class OpenAIModel:
             try:
                 if "error" in exchange:
                     raise ModelError(exchange["error"]["kind"], exchange["error"]["message"])
-                reply = parse_reply(exchange["response"], redact)
+                reply = parse_reply(exchange["response"], redact, self.text_calls)
             except CassetteMiss:
                 raise
             except ModelError as exc:
@@ -160,7 +177,7 @@ class OpenAIModel:
         try:
             data, content_type, attempts = self._post(body)
             response = redact.value(decode_reply(data, content_type))
-            reply = parse_reply(response, redact)
+            reply = parse_reply(response, redact, self.text_calls)
         except ModelError as exc:
             failed = ModelError(exc.kind, redact.text(exc.message))
             if cassette is not None:
