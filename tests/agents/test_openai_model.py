@@ -308,3 +308,26 @@ def test_without_the_openai_extra_a_live_call_says_what_to_install(monkeypatch):
     model = OpenAIModel(ModelSpec(backend="openai", model="m", base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(MissingDependency, match=r"tool-contract-workbench\[model\]"):
         model.complete({"model": "m", "messages": []}, agent="a", tick=1)
+
+
+class TestSampling:
+    def test_seed_and_reply_cap_are_sent_only_when_the_manifest_gives_them(self):
+        from workbench.agents.openai_model import OpenAIModel
+        from workbench.contracts.manifest import ModelSpec
+
+        url = "http://127.0.0.1:9/v1"
+        plain = OpenAIModel(ModelSpec(backend="openai", model="m", base_url=url))
+        body = plain.request_body([{"role": "user", "content": "hi"}], [])
+        assert "seed" not in body and "max_tokens" not in body
+        given = OpenAIModel(ModelSpec(backend="openai", model="m", base_url=url, seed=7,
+                                      max_tokens=64))
+        body = given.request_body([{"role": "user", "content": "hi"}], [])
+        assert (body["seed"], body["max_tokens"]) == (7, 64)
+
+    def test_sampling_fields_belong_to_the_openai_backend(self):
+        import pydantic
+
+        from workbench.contracts.manifest import ModelSpec
+
+        with pytest.raises(pydantic.ValidationError, match="'seed' and 'max_tokens' are for"):
+            ModelSpec(backend="stub", seed=1, max_tokens=3)

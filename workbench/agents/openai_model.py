@@ -142,6 +142,8 @@ class OpenAIModel:
                                 "temperature": self.spec.temperature}
         if self.spec.seed is not None:
             body["seed"] = self.spec.seed
+        if self.spec.max_tokens is not None:
+            body["max_tokens"] = self.spec.max_tokens
         if tools:
             body["tools"] = list(tools)
         return body

@@ -82,8 +82,10 @@ class ModelSpec(StrictModel):
     One turn is at most ``max_steps`` model calls; 429 and 5xx answers are retried
     ``max_retries`` times, waiting ``retry_backoff`` seconds, doubled each time.
     ``seed`` is sent with each request (servers that honour it sample the same way each
-    time). ``tool_calls_in_text`` names a parser for tool calls the model writes as JSON
-    in its text (small local models do; see :mod:`workbench.agents.text_calls`).
+    time); ``max_tokens`` caps each reply's length (a small local model can otherwise run
+    on to the end of its context). ``tool_calls_in_text`` names a parser for tool calls
+    the model writes as JSON in its text (small local models do; see
+    :mod:`workbench.agents.text_calls`).
     """
 
     backend: Literal["stub", "scripted", "openai"] = "stub"
@@ -98,6 +100,7 @@ class ModelSpec(StrictModel):
     max_retries: int = Field(default=2, ge=0, le=10)
     retry_backoff: float = Field(default=0.5, ge=0.0, le=60.0)
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    max_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     tool_calls_in_text: Literal["json"] | None = None
 
     @model_validator(mode="after")
@@ -116,7 +119,8 @@ class ModelSpec(StrictModel):
                 raise ValueError(f"base_url {self.base_url!r} must start with http:// or "
                                  f"https:// (like 'http://127.0.0.1:11434/v1')")
         else:
-            given = [name for name in ("model", "base_url", "seed", "tool_calls_in_text")
+            given = [name for name in ("model", "base_url", "seed", "max_tokens",
+                                       "tool_calls_in_text")
                      if getattr(self, name) is not None]
             if given:
                 raise ValueError(f"{' and '.join(repr(g) for g in given)} "
