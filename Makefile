@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.installed
 NODE_STAMP := external/node_modules/.installed
 LAB_PORT ?= 8888
 
-.PHONY: help install node chromium test test-fast lab demo bench lint clean
+.PHONY: help install node chromium test test-fast lab demo bench lint clean record-model
 
 help:
 	@echo "make lab    - set up everything and open JupyterLab on notebooks/ (127.0.0.1:$(LAB_PORT))"
@@ -16,6 +16,7 @@ help:
 	@echo "make demo   - run the oracle-grove scenario in the terminal"
 	@echo "make bench  - run the benchmarks in bench/ (prints ratios measured in one run)"
 	@echo "make test-fast - the inner loop: no browser, no npm servers, no notebooks"
+	@echo "make record-model GGUF=FILE LICENCE=ID - re-record the tutorials' real-model cassettes"
 
 # The virtual environment and every Python package the tests and tutorials need.
 # pip's own lines are the install's progress (a first install takes a minute or two).
@@ -90,6 +91,27 @@ bench: install node
 lint: install
 	$(VENV)/bin/ruff check workbench tests bench
 	$(VENV)/bin/lint-imports
+
+# Re-recording the tutorials' real-model cassettes (config/cassettes/real/), never part of
+# `make test`: the tests and notebooks replay them with no model present. llama.cpp's
+# OpenAI-compatible server is built from source into its own venv (several minutes on two
+# cores). Its default build enables AMX kernels that kill the server at its first
+# generation on some CPUs, so the CPU features are named instead of detected. The model
+# file is yours to give: the project depends on no weights package.
+LLAMA_VENV  ?= .venv-llama
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+$(LLAMA_VENV)/.installed:
+	@echo "== building llama-cpp-python[server] from source into $(LLAMA_VENV) (several minutes)"
+	test -x $(LLAMA_VENV)/bin/python || $(PYTHON) -m venv $(LLAMA_VENV)
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(LLAMA_VENV)/bin/python -m pip install \
+	  --disable-pip-version-check --no-cache-dir "llama-cpp-python[server]==0.3.36"
+	touch $@
+
+record-model: install $(LLAMA_VENV)/.installed
+	@test -n "$(GGUF)" || { echo "give the model file: make record-model GGUF=FILE LICENCE=ID"; exit 2; }
+	$(PY) recording/record_model.py --gguf "$(GGUF)" --llama-python $(LLAMA_VENV)/bin/python \
+	  $(if $(LICENCE),--licence "$(LICENCE)") $(if $(SOURCE),--source "$(SOURCE)")
 
 clean:
 	rm -rf $(VENV) external/node_modules bench/results test-artifacts

@@ -293,3 +293,31 @@ class TestProvenance:
             model = OpenAIModel(spec, cassette=Cassette(path, "replay"))
             got = model.complete(body, agent="clerk", tick=1)
             assert [c.name for c in got.tool_calls] == calls
+
+    def test_a_model_made_from_a_cassette_sends_what_the_recording_sent(self, tmp_path):
+        from workbench.agents.openai_model import OpenAIModel
+        from workbench.contracts.manifest import ModelSpec
+
+        path = tmp_path / "c.jsonl"
+        spec = ModelSpec(backend="openai", model="qwen-alias", base_url="http://x.invalid/v1",
+                         max_tokens=96)
+        body = OpenAIModel(spec).request_body([{"role": "user", "content": "add"}], [])
+        tape = Cassette(path, "record", provenance={**self.PROV, "alias": "qwen-alias",
+                                                    "max_tokens": 96})
+        tape.record(body, "selector", 0, response={"choices": [
+            {"message": {"role": "assistant", "content": '{"name": "add", "arguments": {}}'}}]})
+        tape.close()
+        model = OpenAIModel.replaying(path)
+        assert model.request_body([{"role": "user", "content": "add"}], []) == body
+        assert [c.name for c in model.complete(body, agent="selector", tick=0).tool_calls] \
+            == ["add"]
+        with pytest.raises(CassetteMiss):
+            model.complete({**body, "messages": []}, agent="selector", tick=1)
+
+    def test_a_cassette_that_names_no_model_cannot_make_one(self, tmp_path):
+        from workbench.agents.openai_model import OpenAIModel
+
+        path = tmp_path / "c.jsonl"
+        Cassette(path, "record", provenance={"model": "qwen"}).close()
+        with pytest.raises(ConfigError, match="provenance.alias"):
+            OpenAIModel.replaying(path)

@@ -38,6 +38,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.models import ModelReply, ModelRequest, ToolCallRequest
@@ -52,7 +53,7 @@ from workbench.agents.replies import (
 from workbench.agents.secrets import Redactor
 from workbench.agents.wire import REPLY_BYTES_ENV, bounded, bounded_http_client, reply_bytes
 from workbench.contracts.manifest import AgentManifest, ModelSpec
-from workbench.errors import CassetteMiss, MissingDependency, ModelError
+from workbench.errors import CassetteMiss, ConfigError, MissingDependency, ModelError
 from workbench.textsafe import escape
 
 if TYPE_CHECKING:
@@ -60,11 +61,14 @@ if TYPE_CHECKING:
     from workbench.agents.cassette import Cassette
 
 # ChatReply, ChatToolCall and parse_reply live in replies.py; they are re-exported here.
-__all__ = ["MAX_WAIT", "ChatReply", "ChatToolCall", "OpenAIModel", "models_for_run",
+__all__ = ["MAX_WAIT", "REPLAY_URL", "ChatReply", "ChatToolCall", "OpenAIModel", "models_for_run",
            "models_with_cassette", "parse_reply"]
 
 #: The longest wait between two attempts, whatever a server's Retry-After asks (seconds).
 MAX_WAIT = 20.0
+#: The address of a model built only to replay (:meth:`OpenAIModel.replaying`): never
+#: contacted, a port nothing listens on.
+REPLAY_URL = "http://127.0.0.1:9/v1"
 #: Shown for ``base_url`` when the manifest leaves it to the client's default.
 DEFAULT_URL = "https://api.openai.com/v1"
 #: Live clients by (base URL, key, timeout), shared by every run of this process: a client
@@ -100,6 +104,30 @@ class OpenAIModel:
         #: The reply byte cap, read now so a bad WORKBENCH_MODEL_REPLY_BYTES is one
         #: ConfigError before the run, not a failure in every turn.
         self.reply_bytes = reply_bytes(env)
+
+    @classmethod
+    def replaying(cls, path: str | Path) -> OpenAIModel:
+        """A model that answers only from the cassette at ``path``, as it was recorded.
+
+        The cassette's provenance says what the recording sent: the model's name
+        (``alias``), the reply cap (``max_tokens``) and the parser of calls written in
+        text. Nothing is ever sent: a request the cassette lacks is a
+        :class:`~workbench.errors.CassetteMiss`.
+
+        Raises:
+            ConfigError: the cassette is missing, malformed, or says no ``alias``.
+        """
+        from workbench.agents.cassette import Cassette
+
+        tape = Cassette(path, "replay")
+        alias = tape.provenance.get("alias")
+        if not isinstance(alias, str) or not alias:
+            raise ConfigError(path, "provenance.alias", "the cassette does not say which "
+                              "model name its requests sent; re-record it")
+        cap = tape.provenance.get("max_tokens")
+        spec = ModelSpec(backend="openai", model=alias, base_url=REPLAY_URL,
+                         max_tokens=cap if type(cap) is int and cap > 0 else None)
+        return cls(spec, cassette=tape)
 
     def __repr__(self) -> str:
         mode = f", cassette={self.cassette.mode}" if self.cassette is not None else ""
