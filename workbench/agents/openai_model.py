@@ -34,7 +34,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -317,15 +316,9 @@ class OpenAIModel:
                                  function_definitions(request.tools))
         reply = self.complete(body, agent=request.agent, tick=0)
         names = function_names(request.tools)
-        calls = []
-        for call in reply.tool_calls:
-            try:
-                params = json.loads(call.arguments or "{}")
-            except ValueError:
-                params = {}
-            calls.append(ToolCallRequest(names.get(call.name, call.name),
-                                         params if isinstance(params, dict) else {}))
-        return ModelReply(reply.text, tuple(calls))
+        calls = tuple(ToolCallRequest(names.get(call.name, call.name), call.params())
+                      for call in reply.tool_calls)
+        return ModelReply(reply.text, calls)
 
 
 def _wait(retry_after: str | None, backoff: float, attempt: int) -> float:

@@ -77,6 +77,18 @@ class ChatToolCall:
     name: str
     arguments: str
 
+    def params(self) -> dict[str, Any]:
+        """The arguments as an object: ``{}`` when they are empty, not JSON or not an object.
+
+        For readers that only look (a trial's judge, a one-shot reply); the tool loop
+        reports unreadable arguments to the model instead.
+        """
+        try:
+            value = json.loads(self.arguments) if self.arguments.strip() else {}
+        except (ValueError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
 
 @dataclass(frozen=True)
 class ChatReply:

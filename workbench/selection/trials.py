@@ -188,14 +188,8 @@ def run_trials(model: Any, trials: Sequence[Trial]) -> list[Outcome]:
         except ModelError as exc:
             outcomes.append(Outcome(trial, (), None, f"{exc.kind}: {exc.message}"))
             continue
-        calls = []
-        for call in reply.tool_calls:
-            try:
-                arguments = json.loads(call.arguments or "{}")
-            except ValueError:
-                arguments = {}
-            calls.append((call.name, arguments if isinstance(arguments, dict) else {}))
-        outcomes.append(Outcome(trial, tuple(calls), reply.text))
+        calls = tuple((call.name, call.params()) for call in reply.tool_calls)
+        outcomes.append(Outcome(trial, calls, reply.text))
     return outcomes
 
 
