@@ -17,6 +17,7 @@ what to install::
 ``HistoryView``    every call of the session (runs and by hand), paged; export
 ``PagedTable``     any DataFrame one page at a time
 ``ToolCaller``     call one tool by hand as an agent: a form from its schema, the answer
+``ChatPlayground`` type a request: the model's tool calls through the registry, live or replayed
 ``SchemaForm``     a form generated from a JSON Schema, filled and read from code
 ``SweepPanel``     a grid of runs with a progress bar; the runs and a violations heatmap
 ``TranscriptView`` (in the runner) one agent's conversation with its model at one tick
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from workbench.widgets.ledger_view import LedgerView
     from workbench.widgets.manifest_editor import ManifestEditor
     from workbench.widgets.paged_table import PagedTable
+    from workbench.widgets.playground import ChatPlayground
     from workbench.widgets.runner import ScenarioRunner
     from workbench.widgets.schema_form import SchemaForm
     from workbench.widgets.session import Session
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalPanel",
     "CallHistory",
+    "ChatPlayground",
     "HistoryView",
     "LedgerView",
     "ManifestEditor",
@@ -66,6 +69,7 @@ __all__ = [
 _HOMES = {
     "ApprovalPanel": "workbench.widgets.approval_panel",
     "CallHistory": "workbench.widgets.history",
+    "ChatPlayground": "workbench.widgets.playground",
     "HistoryView": "workbench.widgets.history",
     "LedgerView": "workbench.widgets.ledger_view",
     "ManifestEditor": "workbench.widgets.manifest_editor",
