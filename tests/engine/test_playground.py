@@ -15,7 +15,6 @@ from workbench.agents.replies import MAX_TOOL_CALLS
 from workbench.contracts.manifest import AgentManifest, ModelSpec
 from workbench.engine.hand_calls import HandCalls
 from workbench.engine.playground import (
-    BAD_ARGUMENTS,
     USE_TOOLS,
     Playground,
     chat_model,
@@ -169,23 +168,23 @@ class TestCallsThroughTheRegistry:
 
 
 class TestHostileReplies:
-    def test_arguments_that_are_not_an_object_are_refused_before_the_registry(self, server):
+    def test_arguments_that_are_not_an_object_never_reach_the_registry(self, server):
         desk = Desk()
         pg = playground(live(server), desk)
         server.script.append(completion(None, [
             (function_name("desk.stamp"), '["a", "list"]'), ("desk.stamp", "{not json"),
             ("vault", "42")]))
         turn = pg.ask(ASK)
-        assert [(t, p, o.reason) for t, p, o in turn.calls] == [
-            ("desk.stamp", {}, BAD_ARGUMENTS)] * 2 + [("vault", {}, BAD_ARGUMENTS)]
+        assert [(t, p, o.outcome) for t, p, o in turn.calls] == [
+            ("desk.stamp", {}, "tool_error")] * 2 + [("vault", {}, "tool_error")]
         assert desk.ran == []
         events = pg.hand.ledger.events
-        assert [e.kind for e in events] == ["tool.denied"] * 3
+        # Recorded as a run records it: tool.called, the error, and what the model wrote.
+        assert [e.kind for e in events] == ["tool.called"] * 3
         assert [e.tick for e in events] == [1, 2, 3]
-        assert "a list, not a JSON object" in events[0].payload["detail"]
-        assert "the playground sent nothing to the registry" in turn.calls[1][2].message
-        assert '{not json' in turn.calls[1][2].message  # quoted for a person, not hashed
-        assert '{not json' not in json.dumps(events[1].payload)
+        assert "got list, not an object" in events[0].payload["error"]["message"]
+        assert events[1].payload["arguments"] == "{not json"
+        assert "send the arguments as one JSON object" in turn.calls[1][2].message
 
     def test_a_flood_of_calls_is_an_error_and_calls_nothing(self, server):
         desk = Desk()

@@ -123,13 +123,14 @@ class TestLive:
                 [("wipe", {"all": "<script>x</script>"}), ("oracle", '["not", "an object"]')]))
             turn = pg.send(ASK)
             assert [(t, o.reason) for t, _, o in turn.calls] == [
-                ("wipe", "not granted"), ("oracle", "arguments not an object")]
+                ("wipe", "not granted"), ("oracle", None)]
+            assert turn.calls[1][2].outcome == "tool_error"
             shown = output_html(pg.output)
             assert "<img" not in shown and "&lt;img src=x onerror=alert(1)&gt;" in shown
             assert "<script>" not in shown and "&lt;script&gt;" in shown
             assert "Refused: not granted" in shown
-            assert "Refused: arguments not an object" in shown
-            assert list(ledger_frame(pg.hand)["kind"]) == ["tool.denied", "tool.denied"]
+            assert "arguments are not a JSON object" in shown
+            assert list(ledger_frame(pg.hand)["kind"]) == ["tool.denied", "tool.called"]
         finally:
             pg.close()
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from workbench.agents.base import ManifestAgent, Turn
     from workbench.agents.openai_model import ChatToolCall, OpenAIModel
 
-__all__ = ["converse", "normal_id", "user_message"]
+__all__ = ["converse", "normal_id", "read_arguments", "user_message"]
 
 
 def normal_id(step: int, index: int) -> str:
@@ -97,15 +97,26 @@ def converse(model: OpenAIModel, agent: ManifestAgent, turn: Turn, system: str
     return text
 
 
-def _make_call(agent: ManifestAgent, turn: Turn, tool: str, call: ChatToolCall) -> str:
-    """Make one call through the registry; return the ``tool`` message's content."""
+def read_arguments(call: ChatToolCall, tool: str) -> tuple[dict[str, Any], ToolCallError | None]:
+    """A call's arguments as an object, or the ``tool_error`` that goes back to the model.
+
+    Arguments that are not one JSON object are never sent anywhere: a run records the call
+    as failed with the text the model wrote, and tells the model how to send them.
+    """
     try:
         params = json.loads(call.arguments) if call.arguments.strip() else {}
         if not isinstance(params, dict):
             raise ValueError(f"got {type(params).__name__}, not an object")
-    except ValueError as exc:
-        error = ToolCallError("tool_error", f"arguments are not a JSON object ({exc}); send "
-                              f"the arguments as one JSON object", tool)
+    except (ValueError, RecursionError) as exc:
+        return {}, ToolCallError("tool_error", f"arguments are not a JSON object ({exc}); "
+                                 f"send the arguments as one JSON object", tool)
+    return params, None
+
+
+def _make_call(agent: ManifestAgent, turn: Turn, tool: str, call: ChatToolCall) -> str:
+    """Make one call through the registry; return the ``tool`` message's content."""
+    params, error = read_arguments(call, tool)
+    if error is not None:
         record = getattr(turn, "call_failed", None)
         if record is not None:
             record(agent, tool, call.arguments, error)

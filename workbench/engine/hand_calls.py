@@ -160,6 +160,19 @@ class HandCalls:
         return self._keep(CallOutcome(agent, tool, params, "ok", event, result=result,
                                       transport=registry.transport_of(tool)), started)
 
+    def failed(self, agent: str, tool: str, arguments: str,
+               error: ToolCallError) -> CallOutcome:
+        """Record a call that could not be made: its arguments, as written, unreadable.
+
+        Recorded as a run records it (``tool.called`` with the error and the text the
+        model wrote); nothing reaches the registry.
+        """
+        event = self.ledger.append(len(self.outcomes) + 1, TOOL_CALLED, agent, called_payload(
+            tool, {}, error=error.to_payload(), arguments=arguments))
+        return self._keep(CallOutcome(agent, tool, {}, error.kind, event,
+                                      error=error.to_payload(), message=error.message),
+                          time.perf_counter())
+
     def _keep(self, outcome: CallOutcome, started: float) -> CallOutcome:
         latency = (time.perf_counter() - started) * 1000.0
         object.__setattr__(outcome, "latency_ms", latency)

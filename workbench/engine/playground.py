@@ -16,8 +16,9 @@ what goes on talking).
 
 Replies are untrusted and reach here already checked by
 :mod:`workbench.agents.replies` (caps on the number of calls, on the arguments' size and
-depth; secrets redacted). Arguments that are not a JSON object are refused here, before
-the registry, and recorded as ``tool.denied`` with reason ``arguments not an object``.
+depth; secrets redacted). Arguments that are not a JSON object never reach the registry:
+the call is recorded as a run records it, ``tool.called`` with a ``tool_error`` and the text
+the model wrote.
 
 Example:
     >>> from workbench.agents.openai_model import OpenAIModel
@@ -35,14 +36,12 @@ Example:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.cassette import fingerprint
 from workbench.agents.render import function_definitions, function_names
-from workbench.agents.replies import kind_of
-from workbench.contracts.events import TOOL_DENIED, denied_payload
+from workbench.agents.tool_loop import read_arguments
 from workbench.engine.hand_calls import CallOutcome, HandCalls
 from workbench.errors import CassetteMiss, ConfigError, ModelError, ToolNotFound
 from workbench.textsafe import clip, escape
@@ -55,16 +54,12 @@ if TYPE_CHECKING:
     from workbench.agents.openai_model import ChatToolCall, OpenAIModel
     from workbench.contracts.manifest import AgentManifest
 
-__all__ = ["BAD_ARGUMENTS", "USE_TOOLS", "Playground", "PlaygroundTurn", "chat_model",
+__all__ = ["USE_TOOLS", "Playground", "PlaygroundTurn", "chat_model",
            "default_system"]
 
-#: The refusal's reason when a call's arguments are not a JSON object.
-BAD_ARGUMENTS = "arguments not an object"
 #: The line the default system message adds to the persona.
 USE_TOOLS = ("Use your tools when the request needs them, with arguments that fit their "
              "parameters.")
-#: Characters of unreadable arguments quoted in a refusal's message (never on the ledger).
-_QUOTED = 200
 
 #: One call of a turn: the tool, the arguments sent, and what came of it.
 PlaygroundCall = tuple[str, dict[str, Any], CallOutcome]
@@ -272,9 +267,9 @@ class Playground:
             # A wire alias maps back to its tool; any other name is the model's own, and
             # the registry refuses it unless it is granted.
             tool = names.get(call.name, call.name)
-            params, problem = _params(call.arguments)
-            if problem is not None:
-                made.append((tool, {}, self._refuse(tool, call.arguments, problem)))
+            params, bad = read_arguments(call, tool)
+            if bad is not None:
+                made.append((tool, {}, self.hand.failed(self.agent, tool, call.arguments, bad)))
                 continue
             try:
                 outcome = self.hand.call(self.registry, self.agent, self.manifest, tool, params)
@@ -283,34 +278,6 @@ class Playground:
                 return tuple(made), f"tool_not_found: {exc}"
             made.append((tool, params, outcome))
         return tuple(made), None
-
-    def _refuse(self, tool: str, arguments: str, problem: str) -> CallOutcome:
-        """Record a call refused here, its arguments unreadable: nothing reaches the registry."""
-        hand = self.hand
-        detail = (f"the model's arguments are {problem}, not a JSON object; the playground "
-                  f"sent nothing to the registry")
-        event = hand.ledger.append(len(hand.outcomes) + 1, TOOL_DENIED, self.agent,
-                                   denied_payload(tool, {}, reason=BAD_ARGUMENTS,
-                                                  detail=detail))
-        # The arguments as written are quoted for a person only: the ledger keeps the kind.
-        outcome = CallOutcome(self.agent, tool, {}, "denied", event, reason=BAD_ARGUMENTS,
-                              message=f"{detail}. They read: {clip(arguments, _QUOTED)}")
-        hand.telemetry[event.seq] = {"tool": tool, "transport": "none", "latency_ms": 0.0}
-        hand.outcomes.append(outcome)
-        return outcome
-
-
-def _params(arguments: str) -> tuple[dict[str, Any], str | None]:
-    """The arguments as an object, or what they are instead (as tool_loop reads them)."""
-    try:
-        params = json.loads(arguments) if arguments.strip() else {}
-    except RecursionError:  # the reply's checks cap depth; a bound here costs nothing
-        return {}, "nested too deep to read"
-    except ValueError as exc:
-        return {}, f"not JSON ({getattr(exc, 'msg', exc)})"
-    if not isinstance(params, dict):
-        return {}, kind_of(params)
-    return params, None
 
 
 def _user_text(request: Any) -> str | None:
