@@ -106,8 +106,9 @@ def chat_model(manifest: AgentManifest, *, cassette: str | Path | Cassette | Non
     The manifest's own ``openai`` settings are kept (temperature, seed, caps, the text-call
     parser: a replay must send the very request recorded); any other backend gets an
     ``openai`` model with the defaults. The model's name is ``model``, else, replaying,
-    the one the recorded requests name (what their fingerprints hold), the cassette's
-    provenance ``model``, else the manifest's.
+    the one the cassette's provenance says its requests sent (``alias``) or the recorded
+    requests name (what their fingerprints hold), else the manifest's; a reply cap the
+    provenance records (``max_tokens``) is sent too, when the manifest sets none.
 
     Args:
         manifest: The agent's manifest.
@@ -138,13 +139,16 @@ def chat_model(manifest: AgentManifest, *, cassette: str | Path | Cassette | Non
                           f"OpenAI-compatible API (url='http://127.0.0.1:11434/v1')")
     recorded = [e["request"].get("model") for e in cassette.entries] \
         if cassette is not None else []
-    made = cassette.provenance.get("model") if cassette is not None else None
-    name = model or next((m for m in recorded if isinstance(m, str) and m), None) \
-        or (made if isinstance(made, str) and made else None) or (own.model if own else None)
+    made = cassette.provenance if cassette is not None else {}
+    name = model or next((m for m in [made.get("alias"), *recorded]
+                          if isinstance(m, str) and m), None) or (own.model if own else None)
     if not name:
         raise ConfigError(where, "model", "no model name: give one (model='llama3.2')")
     settings = own.model_dump() if own is not None else {"backend": "openai"}
     settings.update(model=name, base_url=url or (own.base_url if own else None))
+    cap = made.get("max_tokens")
+    if settings.get("max_tokens") is None and type(cap) is int and cap > 0:
+        settings["max_tokens"] = cap  # the recording's reply cap is part of its requests
     try:
         spec = ModelSpec.model_validate(settings)
     except ValueError as exc:  # pydantic's ValidationError: a bad URL, said once
