@@ -24,6 +24,7 @@ __all__ = [
     "DIFF_COLUMNS",
     "FINDINGS_COLUMNS",
     "LEDGER_COLUMNS",
+    "SEEN_COLUMNS",
     "SELECTION_COLUMNS",
     "TOOLS_COLUMNS",
     "VIOLATIONS_COLUMNS",
@@ -36,6 +37,7 @@ __all__ = [
     "frame_html",
     "ledger_frame",
     "long_text_html",
+    "seen_frame",
     "selection_frame",
     "tools_frame",
     "use_readable_tables",
@@ -45,6 +47,8 @@ __all__ = [
 LEDGER_COLUMNS = ["seq", "tick", "kind", "actor", "caused_by", "summary", "payload", "hash"]
 VIOLATIONS_COLUMNS = ["seq", "tick", "agent", "tool", "params", "reason"]
 CALLS_COLUMNS = ["seq", "tick", "agent", "tool", "outcome", "detail", "latency_ms", "transport"]
+SEEN_COLUMNS = ["chat format", "tool", "name shown", "description shown",
+                "parameter descriptions shown"]
 
 
 def _pandas() -> Any:
@@ -485,3 +489,20 @@ def confusion_frame(evaluation: Any) -> pd.DataFrame:
     labels = sorted(set(expected) | set(picked), key=lambda t: (t == "(none)", t))
     table = pd.crosstab(pd.Series(expected, name="expected"), pd.Series(picked, name="picked"))
     return table.reindex(index=labels, columns=labels, fill_value=0).astype(int)
+
+
+def seen_frame(request: Mapping[str, Any], prompts: Mapping[str, str]) -> pd.DataFrame:
+    """What each chat format's prompt shows of ``request``'s tools, one row per format and tool.
+
+    ``prompts`` maps a format's name to the prompt it rendered from ``request`` (recorded
+    beside a cassette, see :func:`workbench.agents.seen.seen_in_prompt`). Parameter
+    descriptions read "2 of 3": shown, of those the schema has. Rows keep the formats'
+    order and the request's tool order.
+    """
+    from workbench.agents.seen import seen_in_prompt
+
+    pd = _pandas()
+    rows = [(fmt, seen.name, seen.named, seen.description,
+             f"{seen.parameters} of {seen.parameters_described}")
+            for fmt, prompt in prompts.items() for seen in seen_in_prompt(request, prompt)]
+    return pd.DataFrame(rows, columns=SEEN_COLUMNS)

@@ -48,3 +48,14 @@ class TestSeen:
                           {"function": {"name": "t", "parameters": {"properties": [1]}}}]}
         (seen,) = seen_in_prompt(body, "t")
         assert (seen.name, seen.description, seen.parameters_described) == ("t", True, 0)
+
+
+class TestSeenFrame:
+    def test_one_row_per_format_and_tool_with_fixed_columns(self):
+        from workbench.frames import SEEN_COLUMNS, seen_frame
+
+        frame = seen_frame(BODY, {"gguf": json.dumps(TOOL), "names only": "add_numbers"})
+        assert list(frame.columns) == SEEN_COLUMNS
+        assert frame.values.tolist() == [
+            ["gguf", "add_numbers", True, True, "2 of 2"],
+            ["names only", "add_numbers", True, False, "0 of 2"]]
