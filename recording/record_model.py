@@ -320,7 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         render.close()
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a generation in flight holds SIGTERM off
+            server.kill()
+            server.wait(timeout=10)
     summary["seconds"] = round(time.monotonic() - began, 1)
     print(json.dumps(summary, indent=1, default=str))
     return 0
