@@ -52,6 +52,9 @@ PLAYGROUND_REQUESTS = (
 )
 #: The playground's reply cap (sent, and kept in its cassette's provenance).
 PLAYGROUND_TOKENS = 160
+#: The clerk's reply cap in the scenarios (its manifest sets none; the cassettes' provenance
+#: keeps it, and a replay sends it).
+SCENARIO_TOKENS = 256
 #: The selector's reply cap: a call is a few dozen tokens, and a 0.5B model left alone may
 #: echo its whole prompt back, at about 25 tokens a second on two cores. (The trials' cap
 #: is in their file, obedience.json.)
@@ -120,18 +123,26 @@ def start_server(python: str, gguf: Path, alias: str, port: int, threads: int,
 
 def record_scenarios(config: Path, out: Path, url: str, alias: str, provenance: dict,
                      annotate: Renderer) -> dict[str, Any]:
-    from workbench import Conductor
+    from workbench import Conductor, ConfigTree
     from workbench.agents.cassette import Cassette
+    from workbench.agents.openai_model import OpenAIModel
     from workbench.surface.approval import ApprovalPolicy
 
     approve = ApprovalPolicy(allow=["add_numbers", "format_report"])
+    clerk = ConfigTree.load(config).agents["clerk"].model
     results = {}
     for scenario in ("counting-house", "counting-house-curated"):
-        tape = Cassette(out / f"{scenario}.jsonl", "record", provenance=provenance,
+        tape = Cassette(out / f"{scenario}.jsonl", "record",
+                        provenance={**provenance, "max_tokens": SCENARIO_TOKENS},
                         annotate=annotate)
+        # The manifest's model with a wait long enough for two busy cores; the wait is not
+        # part of a request, so a replay with the manifest's own model matches.
+        model = OpenAIModel(clerk.model_copy(update={"timeout": 600.0}), base_url=url,
+                            model=alias, cassette=tape)
         started = time.monotonic()
         result = Conductor.from_config(config, scenario, cassette=tape, model_url=url,
-                                       model_name=alias, approver=approve).run()
+                                       model_name=alias, models={"clerk": model},
+                                       approver=approve).run()
         tape.close()
         calls = [(e.payload["tool"], e.payload["params"])
                  for e in result.ledger.of_kind("tool.called")]
@@ -212,16 +223,14 @@ def record_selection(config: Path, out: Path, url: str, alias: str, provenance: 
 
 def record_playground(config: Path, out: Path, url: str, alias: str, provenance: dict,
                       annotate: Renderer) -> dict[str, Any]:
+    from workbench import ConfigTree
     from workbench.agents.cassette import Cassette
     from workbench.engine.playground import Playground, chat_model
     from workbench.engine.scenario_registry import scenario_registry
     from workbench.surface.approval import ApprovalPolicy
-    from workbench import ConfigTree
 
     tree = ConfigTree.load(config)
     manifest = tree.agents["clerk"]
-    manifest = manifest.model_copy(update={"model": manifest.model.model_copy(
-        update={"max_tokens": PLAYGROUND_TOKENS})})
     registry = scenario_registry(tree.root, tree.scenario("counting-house"),
                                  approver=ApprovalPolicy(allow=["add_numbers",
                                                                 "format_report"]))

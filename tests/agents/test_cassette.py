@@ -321,3 +321,20 @@ class TestProvenance:
         Cassette(path, "record", provenance={"model": "qwen"}).close()
         with pytest.raises(ConfigError, match="provenance.alias"):
             OpenAIModel.replaying(path)
+
+    def test_the_recordings_reply_cap_is_sent_unless_the_manifest_sets_one(self, tmp_path):
+        from workbench.agents.openai_model import OpenAIModel
+        from workbench.contracts.manifest import ModelSpec
+
+        path = tmp_path / "c.jsonl"
+        Cassette(path, "record", provenance={"alias": "m", "max_tokens": 256}).close()
+        messages = [{"role": "user", "content": "add"}]
+        for spec, cap in ((ModelSpec(backend="openai", model="m"), 256),
+                          (ModelSpec(backend="openai", model="m", max_tokens=8), 8)):
+            model = OpenAIModel(spec, cassette=Cassette(path, "replay"))
+            assert model.request_body(messages, [])["max_tokens"] == cap
+        recording = OpenAIModel(ModelSpec(backend="openai", model="m"), cassette=Cassette(
+            tmp_path / "r.jsonl", "record", provenance={"max_tokens": 64}))
+        assert recording.request_body(messages, [])["max_tokens"] == 64
+        bare = OpenAIModel(ModelSpec(backend="openai", model="m"))
+        assert "max_tokens" not in bare.request_body(messages, [])

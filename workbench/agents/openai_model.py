@@ -123,10 +123,8 @@ class OpenAIModel:
         if not isinstance(alias, str) or not alias:
             raise ConfigError(path, "provenance.alias", "the cassette does not say which "
                               "model name its requests sent; re-record it")
-        cap = tape.provenance.get("max_tokens")
-        spec = ModelSpec(backend="openai", model=alias, base_url=REPLAY_URL,
-                         max_tokens=cap if type(cap) is int and cap > 0 else None)
-        return cls(spec, cassette=tape)
+        return cls(ModelSpec(backend="openai", model=alias, base_url=REPLAY_URL),
+                   cassette=tape)
 
     def __repr__(self) -> str:
         mode = f", cassette={self.cassette.mode}" if self.cassette is not None else ""
@@ -157,6 +155,20 @@ class OpenAIModel:
             if self.cassette is not None else None
         return recorded if recorded in PARSERS else None
 
+    @property
+    def max_tokens(self) -> int | None:
+        """The reply cap sent: the manifest's, else the one its cassette was recorded with.
+
+        A recording may cap replies its manifest leaves open (a small local model runs on
+        to the end of its context); the cassette's provenance says so, and a replay sends
+        the same cap, so its requests are the ones recorded.
+        """
+        if self.spec.max_tokens is not None:
+            return self.spec.max_tokens
+        recorded = self.cassette.provenance.get("max_tokens") \
+            if self.cassette is not None else None
+        return recorded if type(recorded) is int and recorded > 0 else None
+
     def redactor(self) -> Redactor:
         """What is taken out of everything this model's server sends: its API key."""
         return Redactor([self._api_key()])
@@ -169,8 +181,9 @@ class OpenAIModel:
                                 "temperature": self.spec.temperature}
         if self.spec.seed is not None:
             body["seed"] = self.spec.seed
-        if self.spec.max_tokens is not None:
-            body["max_tokens"] = self.spec.max_tokens
+        cap = self.max_tokens
+        if cap is not None:
+            body["max_tokens"] = cap
         if tools:
             body["tools"] = list(tools)
         return body

@@ -107,8 +107,8 @@ def chat_model(manifest: AgentManifest, *, cassette: str | Path | Cassette | Non
     parser: a replay must send the very request recorded); any other backend gets an
     ``openai`` model with the defaults. The model's name is ``model``, else, replaying,
     the one the cassette's provenance says its requests sent (``alias``) or the recorded
-    requests name (what their fingerprints hold), else the manifest's; a reply cap the
-    provenance records (``max_tokens``) is sent too, when the manifest sets none.
+    requests name (what their fingerprints hold), else the manifest's (a reply cap the
+    provenance records is sent as :attr:`OpenAIModel.max_tokens` says).
 
     Args:
         manifest: The agent's manifest.
@@ -146,9 +146,6 @@ def chat_model(manifest: AgentManifest, *, cassette: str | Path | Cassette | Non
         raise ConfigError(where, "model", "no model name: give one (model='llama3.2')")
     settings = own.model_dump() if own is not None else {"backend": "openai"}
     settings.update(model=name, base_url=url or (own.base_url if own else None))
-    cap = made.get("max_tokens")
-    if settings.get("max_tokens") is None and type(cap) is int and cap > 0:
-        settings["max_tokens"] = cap  # the recording's reply cap is part of its requests
     try:
         spec = ModelSpec.model_validate(settings)
     except ValueError as exc:  # pydantic's ValidationError: a bad URL, said once
