@@ -169,6 +169,9 @@ def check_request(body: Any) -> str | None:
                     "responding to each 'tool_call_id'. The following tool_call_ids did not "
                     f"have response messages: {', '.join(pending)}")
         if role == "assistant":
+            if msg.get("content") is None and not msg.get("tool_calls"):
+                return (f"Invalid 'messages[{i}]': an assistant message needs 'content' "
+                        f"unless it has 'tool_calls'.")
             for call in msg.get("tool_calls") or []:
                 name = (call.get("function") or {}).get("name", "")
                 if not FUNCTION_NAME.match(name):

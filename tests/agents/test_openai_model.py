@@ -331,3 +331,14 @@ class TestSampling:
 
         with pytest.raises(pydantic.ValidationError, match="'seed' and 'max_tokens' are for"):
             ModelSpec(backend="stub", seed=1, max_tokens=3)
+
+
+def test_an_assistant_turn_with_only_tool_calls_sends_no_content_key():
+    """llama-cpp-python's server answers HTTP 500 to "content": null beside tool calls."""
+    lines = (Path(__file__).resolve().parents[2] / "config/cassettes/counting-house.jsonl"
+             ).read_text().splitlines()
+    bodies = [json.loads(line)["request"] for line in lines]
+    assistants = [m for b in bodies for m in b["messages"] if m["role"] == "assistant"]
+    assert assistants and all("content" not in m or m["content"] is not None
+                              for m in assistants)
+    assert any("tool_calls" in m and "content" not in m for m in assistants)

@@ -77,7 +77,11 @@ def converse(model: OpenAIModel, agent: ManifestAgent, turn: Turn, system: str
         body = model.request_body(messages, tools)
         reply = model.complete(body, agent=agent.name, tick=turn.tick)
         text = reply.text
-        assistant: dict[str, Any] = {"role": "assistant", "content": text}
+        # No "content" key rather than null beside tool calls: the API allows both, and
+        # some servers (llama-cpp-python's) refuse null with HTTP 500.
+        assistant: dict[str, Any] = {"role": "assistant"}
+        if text is not None:
+            assistant["content"] = text
         ids = [normal_id(step, i) for i in range(len(reply.tool_calls))]
         if reply.tool_calls:
             assistant["tool_calls"] = [
