@@ -48,7 +48,7 @@ LEDGER_COLUMNS = ["seq", "tick", "kind", "actor", "caused_by", "summary", "paylo
 VIOLATIONS_COLUMNS = ["seq", "tick", "agent", "tool", "params", "reason"]
 CALLS_COLUMNS = ["seq", "tick", "agent", "tool", "outcome", "detail", "latency_ms", "transport"]
 SEEN_COLUMNS = ["chat format", "tool", "name shown", "description shown",
-                "parameter descriptions shown"]
+                "parameter descriptions shown", "description in the messages"]
 
 
 def _pandas() -> Any:
@@ -496,13 +496,15 @@ def seen_frame(request: Mapping[str, Any], prompts: Mapping[str, str]) -> pd.Dat
 
     ``prompts`` maps a format's name to the prompt it rendered from ``request`` (recorded
     beside a cassette, see :func:`workbench.agents.seen.seen_in_prompt`). Parameter
-    descriptions read "2 of 3": shown, of those the schema has. Rows keep the formats'
-    order and the request's tool order.
+    descriptions read "2 of 3": shown, of those the schema has. "Shown" is the format's
+    rendering of the tools; "in the messages" says the request's own messages carry the
+    description too (a system prompt listing the tools). Rows keep the formats' order and
+    the request's tool order.
     """
     from workbench.agents.seen import seen_in_prompt
 
     pd = _pandas()
     rows = [(fmt, seen.name, seen.named, seen.description,
-             f"{seen.parameters} of {seen.parameters_described}")
+             f"{seen.parameters} of {seen.parameters_described}", seen.in_messages)
             for fmt, prompt in prompts.items() for seen in seen_in_prompt(request, prompt)]
     return pd.DataFrame(rows, columns=SEEN_COLUMNS)

@@ -39,6 +39,18 @@ class TestSeen:
         (seen,) = seen_in_prompt(BODY, prompt)
         assert (seen.named, seen.description, seen.parameters) == (True, False, 0)
 
+    def test_a_system_prompt_listing_the_tools_is_not_the_formats_doing(self):
+        listing = "AVAILABLE TOOLS:\n- add_numbers: " + TOOL["function"]["description"]
+        body = {**BODY, "messages": [{"role": "system", "content": listing},
+                                     {"role": "user", "content": "add_numbers please"}]}
+        # A format that drops descriptions (and escapes the messages, as some do).
+        escaped = (listing.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                   .replace("'", "&#39;"))
+        (seen,) = seen_in_prompt(body, escaped + "\nfunctions.add_numbers:\n{}")
+        assert (seen.named, seen.description, seen.in_messages) == (True, False, True)
+        (seen,) = seen_in_prompt(body, listing + "\n" + json.dumps(TOOL))
+        assert (seen.description, seen.in_messages) == (True, True)
+
     def test_a_prompt_without_tools_shows_nothing(self):
         (seen,) = seen_in_prompt(BODY, "<|im_start|>system\nYou are a clerk.<|im_end|>")
         assert (seen.named, seen.description) == (False, False)
@@ -57,5 +69,5 @@ class TestSeenFrame:
         frame = seen_frame(BODY, {"gguf": json.dumps(TOOL), "names only": "add_numbers"})
         assert list(frame.columns) == SEEN_COLUMNS
         assert frame.values.tolist() == [
-            ["gguf", "add_numbers", True, True, "2 of 2"],
-            ["names only", "add_numbers", True, False, "0 of 2"]]
+            ["gguf", "add_numbers", True, True, "2 of 2", False],
+            ["names only", "add_numbers", True, False, "0 of 2", False]]

@@ -10,10 +10,11 @@ host's template, not the server.
 
 :func:`seen_in_prompt` takes a request body and a rendered prompt (recorded beside a
 cassette's exchanges, see :class:`~workbench.agents.cassette.Cassette`) and says, tool by
-tool, whether the prompt carries its name, its description and its parameters'
-descriptions. Templates write a tool as JSON, often escaping ``<``, ``>``, ``&`` and
-``'`` as ``\u003c``-style escapes, so each text is looked for in the forms a template
-writes it in.
+tool, whether the format's rendering of the tools carries its name, its description and
+its parameters' descriptions, and whether the request's own messages carry the description
+(then the model reads it whatever the format does). Templates write a tool as JSON, often
+escaping ``<``, ``>``, ``&`` and ``'`` as ``\u003c``-style escapes, and some escape the
+messages as HTML, so each text is looked for in the forms a template writes it in.
 
 Example:
     >>> body = {"tools": [{"type": "function", "function": {
@@ -39,13 +40,19 @@ __all__ = ["ToolSeen", "seen_in_prompt"]
 class ToolSeen:
     """One tool of a request, as a prompt shows it.
 
+    What the format renders of the tools is read apart from what the request's own messages
+    carry: a system prompt that lists the tools (the workbench's ``AVAILABLE TOOLS`` block)
+    shows their descriptions whatever the format does with ``tools``.
+
     Attributes:
         name: The function's name in the request.
-        description: Whether the prompt carries the tool's description (True when the tool
-            has none to show).
-        parameters: Parameter descriptions the prompt carries, of those the schema has.
+        description: Whether the format's rendering of the tools carries the tool's
+            description (True when the tool has none to show).
+        parameters: Parameter descriptions that rendering carries, of those the schema has.
         parameters_described: How many parameter descriptions the schema has.
-        named: Whether the prompt names the tool at all.
+        named: Whether the rendering names the tool at all.
+        in_messages: Whether the request's own messages carry the description (the model
+            reads it there, whatever the format does).
     """
 
     name: str
@@ -53,6 +60,7 @@ class ToolSeen:
     parameters: int
     parameters_described: int
     named: bool
+    in_messages: bool = False
 
 
 def seen_in_prompt(request: Mapping[str, Any], prompt: str) -> list[ToolSeen]:
@@ -62,6 +70,11 @@ def seen_in_prompt(request: Mapping[str, Any], prompt: str) -> list[ToolSeen]:
         request: A Chat Completions request body (its ``tools``; anything else is ignored).
         prompt: The text a chat format rendered from it.
     """
+    said = [m["content"] for m in request.get("messages") or ()
+            if isinstance(m, Mapping) and isinstance(m.get("content"), str) and m["content"]]
+    for text in said:  # what the messages carry is not the format's doing
+        for form in sorted(_forms(text) | {_markup(text)}, key=len, reverse=True):
+            prompt = prompt.replace(form, "\n")
     seen = []
     for item in request.get("tools") or ():
         function = item.get("function") if isinstance(item, Mapping) else None
@@ -74,7 +87,8 @@ def seen_in_prompt(request: Mapping[str, Any], prompt: str) -> list[ToolSeen]:
             description=not text or _shown(str(text), prompt),
             parameters=sum(1 for d in described if _shown(d, prompt)),
             parameters_described=len(described),
-            named=_shown(function["name"], prompt)))
+            named=_shown(function["name"], prompt),
+            in_messages=bool(text) and any(_shown(str(text), m) for m in said)))
     return seen
 
 
@@ -91,6 +105,12 @@ def _forms(text: str) -> set[str]:
         forms.add(form.replace("<", "\\u003c").replace(">", "\\u003e")
                   .replace("&", "\\u0026").replace("'", "\\u0027"))
     return {form for form in forms if form}
+
+
+def _markup(text: str) -> str:
+    """``text`` as Jinja's autoescape writes it into a template (some chat formats do)."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&#34;").replace("'", "&#39;"))
 
 
 def _parameter_descriptions(schema: Any) -> list[str]:
