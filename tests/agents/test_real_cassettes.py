@@ -102,3 +102,32 @@ class TestReplay:
         assert all(s.named for s in shown["chatml-function-calling"])
         # The clerk still reads them there, in its own system prompt's AVAILABLE TOOLS.
         assert all(s.in_messages for s in shown["chatml-function-calling"])
+
+
+class TestTextCallsOnRecordedReplies:
+    """The parser on what the real model wrote, each reply labelled by hand (by fingerprint)."""
+
+    LABELLED = [
+        ("counting-house", "974158db6caffa1d", ["format_report"]),   # a bare call
+        ("counting-house", "3cf01b02165059bb", []),                  # the user's words echoed
+        ("counting-house", "dad9466cb793414b", []),                  # a tool result echoed
+        ("obedience", "e19aaa06605df958", ["add_numbers"]),          # a bare call
+        ("obedience", "5d12516abd273e2c", []),                       # two objects and a comma
+        ("obedience", "361d5d7c5073f553", []),                       # prompt echoed, then a fence
+        ("obedience", "eacddf450bbf898b", []),                       # a call told in prose
+        ("playground", "8d4e3f10c155f5f3", ["add_numbers"]),         # a fenced call
+        ("selection", "ba04c0e7d933916c", ["convert_time"]),         # a fenced call
+        ("selection", "2caa8bbda0613ef8", []),                       # a call cut short
+    ]
+
+    @pytest.mark.parametrize(("cassette", "prefix", "names"), LABELLED)
+    def test_a_recorded_reply_is_a_call_exactly_when_it_is_nothing_but_one(
+            self, real, cassette, prefix, names):
+        from workbench.agents.replies import parse_reply
+
+        lines = (real / f"{cassette}.jsonl").read_text().splitlines()[1:]
+        (exchange,) = [json.loads(line) for line in lines
+                       if json.loads(line)["fingerprint"].startswith(prefix)][:1]
+        reply = parse_reply(exchange["response"], text_calls="json")
+        assert [c.name for c in reply.tool_calls] == names
+        assert parse_reply(exchange["response"]).tool_calls == ()  # never without the parser
