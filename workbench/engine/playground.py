@@ -74,7 +74,7 @@ class PlaygroundTurn:
         request: The Chat Completions body sent (or looked up in the cassette).
         reply_text: The model's text (None when it only called tools, or failed).
         calls: ``(tool, arguments, outcome)`` per call the model made, in its order;
-            arguments that were not a JSON object are ``{}`` and refused.
+            arguments that were not a JSON object are ``{}``, the call recorded as failed.
         error: ``"kind: message"`` when the model call failed (a cassette miss
             included), or the turn stopped at a tool nothing offers; None otherwise.
     """

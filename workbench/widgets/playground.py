@@ -201,7 +201,7 @@ def turn_html(turn: PlaygroundTurn) -> str:
              "<b>You asked</b>", _pre(turn.text, "wb-pg-text")]
     if turn.error is not None:
         parts.append(f'<pre class="wb-pg-error" style="color:{ERROR_COLOR};'
-                     f'white-space:pre-wrap">{html.escape(turn.error)}</pre>')
+                     f'white-space:pre-wrap">{html.escape(escape(turn.error))}</pre>')
     if turn.reply_text is not None:
         parts += ["<b>The model said</b>", _pre(turn.reply_text, "wb-pg-reply")]
     elif turn.error is None:
