@@ -9,8 +9,9 @@ built-in server (``python -m workbench.tools.mcp.server``):
   hits both alike. Target: ratio of medians <= 1.15;
 * the same over Streamable HTTP (both clients talk to the same server process);
 * the cost of starting a connection (spawn + handshake + first tools/list) and closing it;
-* calls per second with 8 calls in flight (8 threads on the sync path, 8 tasks on the
-  async path, 8 tasks on the raw SDK).
+* calls per second with 8 calls in flight: 8 threads on the sync path, 8 tasks on another
+  loop, 8 tasks on the connection's own loop, 8 tasks on the raw SDK, interleaved in
+  rounds, so the connection's cost and the thread hop's are read apart.
 
 It prints a table and writes ``bench/results/mcp.json``.
 """
@@ -146,45 +147,64 @@ def per_call(registry: ToolRegistry, conn: MCPConnection, raw: RawClient, block:
     }
 
 
-def in_flight(registry: ToolRegistry, conn: MCPConnection, raw: RawClient, n: int) -> dict:
+def in_flight(registry: ToolRegistry, conn: MCPConnection, raw: RawClient, n: int,
+              rounds: int = 3) -> dict:
+    """Calls per second with 8 in flight, four ways, interleaved in rounds (medians).
+
+    ``threads``: ToolRegistry.call from 8 threads (each call hops onto the connection's
+    loop and back); ``async``: 8 tasks on another loop awaiting ``acall_tool`` (one hop
+    each way); ``own loop``: 8 tasks on the connection's own loop (no hop); ``raw SDK``: 8
+    tasks on the raw client's loop. ``own loop`` against ``raw SDK`` is the connection's
+    cost; ``threads`` against ``own loop`` is the thread hop's.
+    """
     width = 8
+    pool = ThreadPoolExecutor(width)
 
     def one(i: int) -> None:
         registry.call("bench", Grants, "oracle", {"seed": f"p{i}"})
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(width) as pool:
+    def threads() -> float:
+        started = time.perf_counter()
         list(pool.map(one, range(n)))
-    threads = n / (time.perf_counter() - started)
+        return n / (time.perf_counter() - started)
 
-    async def ours_async() -> float:
+    async def gathered(call: Any) -> float:
         sem = asyncio.Semaphore(width)
 
-        async def call(i: int) -> None:
+        async def bounded(i: int) -> None:
             async with sem:
-                await conn.acall_tool("oracle", {"seed": f"a{i}"})
+                await call(i)
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(call(i) for i in range(n)))
+        await asyncio.gather(*(bounded(i) for i in range(n)))
         return n / (time.perf_counter() - t0)
 
-    async def raw_async() -> float:
-        sem = asyncio.Semaphore(width)
+    def ours(i: int) -> Any:
+        return conn.acall_tool("oracle", {"seed": f"a{i}"})
 
-        async def call(i: int) -> None:
-            async with sem:
-                await raw.client.call_tool("oracle", {"seed": f"r{i}"})
+    def theirs(i: int) -> Any:
+        return raw.client.call_tool("oracle", {"seed": f"r{i}"})
 
-        t0 = time.perf_counter()
-        await asyncio.gather(*(call(i) for i in range(n)))
-        return n / (time.perf_counter() - t0)
-
+    samples: dict[str, list[float]] = {"threads": [], "async": [], "own": [], "raw": []}
+    try:
+        threads()  # the pool's threads started, the session warm
+        for _ in range(rounds):
+            samples["threads"].append(threads())
+            samples["async"].append(asyncio.run(gathered(ours)))
+            samples["own"].append(asyncio.run_coroutine_threadsafe(
+                gathered(ours), conn.loop).result())
+            samples["raw"].append(raw.run(gathered(theirs)))
+    finally:
+        pool.shutdown()
+    med = {k: statistics.median(v) for k, v in samples.items()}
     return {
         "in_flight": width,
         "calls": n,
-        "registry_threads_calls_per_s": threads,
-        "connection_async_calls_per_s": asyncio.run(ours_async()),
-        "raw_sdk_calls_per_s": raw.run(raw_async()),
+        "rounds": rounds,
+        "registry_threads_calls_per_s": med["threads"],
+        "connection_async_calls_per_s": med["async"],
+        "connection_own_loop_calls_per_s": med["own"],
+        "raw_sdk_calls_per_s": med["raw"],
     }
 
 
@@ -308,11 +328,18 @@ def report(r: dict[str, Any]) -> None:
               f"{row['same_loop_median_ms']:>8.2f}ms{row['same_loop_ratio']:>7.3f}")
     print("(registry: ToolRegistry.call from a plain thread, through the thread bridge; same "
           "loop: acall_tool awaited on the connection's own loop, no thread hop)")
-    print(f"{'8 calls in flight (calls/s)':<34}{'threads':>11}{'async':>11}{'raw SDK':>11}")
+    print(f"{'8 calls in flight (calls/s)':<34}{'threads':>11}{'async':>11}{'own loop':>11}"
+          f"{'raw SDK':>11}{'threads/raw':>13}{'own/raw':>9}")
     for key, label in (("stdio_in_flight", "stdio"), ("http_in_flight", "Streamable HTTP")):
         row = r[key]
+        raw = row["raw_sdk_calls_per_s"]
         print(f"{label:<34}{row['registry_threads_calls_per_s']:>11.0f}"
-              f"{row['connection_async_calls_per_s']:>11.0f}{row['raw_sdk_calls_per_s']:>11.0f}")
+              f"{row['connection_async_calls_per_s']:>11.0f}"
+              f"{row['connection_own_loop_calls_per_s']:>11.0f}{raw:>11.0f}"
+              f"{row['registry_threads_calls_per_s'] / raw:>13.2f}"
+              f"{row['connection_own_loop_calls_per_s'] / raw:>9.2f}")
+    print("(own loop: the connection's own cost, no thread hop; threads against own loop: what "
+          "hopping between threads costs with 8 in flight)")
     start = r["connection_start"]
     print(f"connection start (spawn + handshake + tools/list): median "
           f"{start['start_median_s']:.2f} s, min {start['start_min_s']:.2f} s; close median "
