@@ -38,6 +38,20 @@ def repo_root() -> Path:
 
 
 @pytest.fixture
+def keyless_chat_server():
+    """The loopback OpenAI-compatible chat server (tests/agents/chat_server.py), no API key."""
+    sys.path.insert(0, str(REPO / "tests" / "agents"))
+    from chat_server import ChatServer
+
+    srv = ChatServer(api_key=None).start()
+    yield srv
+    try:
+        srv.stop()
+    except OSError:  # a test that stopped it already
+        pass
+
+
+@pytest.fixture
 def config_dir(tmp_path: Path) -> Path:
     """A private copy of config/ that a test may edit."""
     dest = tmp_path / "config"

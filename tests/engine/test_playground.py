@@ -58,13 +58,8 @@ class Desk:
 
 
 @pytest.fixture
-def server():
-    srv = ChatServer(api_key=None).start()
-    yield srv
-    try:
-        srv.stop()
-    except OSError:
-        pass
+def server(keyless_chat_server):
+    return keyless_chat_server
 
 
 def live(server: ChatServer, **spec) -> OpenAIModel:

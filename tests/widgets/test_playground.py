@@ -25,13 +25,8 @@ ASK = "Read me an omen for the mill."
 
 
 @pytest.fixture
-def server():
-    srv = ChatServer(api_key=None).start()
-    yield srv
-    try:
-        srv.stop()
-    except OSError:
-        pass
+def server(keyless_chat_server):
+    return keyless_chat_server
 
 
 def grove(config_dir: Path, **kwargs):
