@@ -151,8 +151,7 @@ class OpenAIModel:
             return self.spec.tool_calls_in_text
         from workbench.agents.text_calls import PARSERS
 
-        recorded = self.cassette.provenance.get("tool_calls_in_text") \
-            if self.cassette is not None else None
+        recorded = self._recorded("tool_calls_in_text")
         return recorded if recorded in PARSERS else None
 
     @property
@@ -165,9 +164,12 @@ class OpenAIModel:
         """
         if self.spec.max_tokens is not None:
             return self.spec.max_tokens
-        recorded = self.cassette.provenance.get("max_tokens") \
-            if self.cassette is not None else None
+        recorded = self._recorded("max_tokens")
         return recorded if type(recorded) is int and recorded > 0 else None
+
+    def _recorded(self, key: str) -> Any:
+        """What the cassette's provenance says of ``key`` (None without a cassette)."""
+        return self.cassette.provenance.get(key) if self.cassette is not None else None
 
     def redactor(self) -> Redactor:
         """What is taken out of everything this model's server sends: its API key."""

@@ -77,17 +77,30 @@ class ChatToolCall:
     name: str
     arguments: str
 
+    def parsed(self) -> dict[str, Any]:
+        """The arguments as an object (``{}`` when empty).
+
+        Raises:
+            ValueError: they are not JSON, or not an object (the message says which).
+        """
+        try:
+            value = json.loads(self.arguments) if self.arguments.strip() else {}
+        except RecursionError:
+            raise ValueError("nested too deep to read") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"got {type(value).__name__}, not an object")
+        return value
+
     def params(self) -> dict[str, Any]:
         """The arguments as an object: ``{}`` when they are empty, not JSON or not an object.
 
         For readers that only look (a trial's judge, a one-shot reply); the tool loop
-        reports unreadable arguments to the model instead.
+        reports unreadable arguments to the model instead (:meth:`parsed`).
         """
         try:
-            value = json.loads(self.arguments) if self.arguments.strip() else {}
-        except (ValueError, RecursionError):
+            return self.parsed()
+        except ValueError:
             return {}
-        return value if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True)

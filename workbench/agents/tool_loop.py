@@ -25,7 +25,6 @@ transcript), when the turn offers those hooks.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from workbench.agents.render import function_definitions, function_names
@@ -108,13 +107,10 @@ def read_arguments(call: ChatToolCall, tool: str) -> tuple[dict[str, Any], ToolC
     as failed with the text the model wrote, and tells the model how to send them.
     """
     try:
-        params = json.loads(call.arguments) if call.arguments.strip() else {}
-        if not isinstance(params, dict):
-            raise ValueError(f"got {type(params).__name__}, not an object")
-    except (ValueError, RecursionError) as exc:
+        return call.parsed(), None
+    except ValueError as exc:
         return {}, ToolCallError("tool_error", f"arguments are not a JSON object ({exc}); "
                                  f"send the arguments as one JSON object", tool)
-    return params, None
 
 
 def _make_call(agent: ManifestAgent, turn: Turn, tool: str, call: ChatToolCall) -> str:
