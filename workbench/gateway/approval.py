@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import contextvars
 import hashlib
 import os
 import secrets
@@ -138,32 +139,36 @@ class GatewayApprover:
     Args:
         allow: ``--approve`` entries (``TOOL``, ``SERVER:TOOL`` or ``*``).
 
-    The call path sets, for the call running on this thread, how to ask (:meth:`asking`)
-    and where to record the answer.
+    The call path sets, for the call running in this context (a worker thread's call, or
+    one task on the serving loop), how to ask (:meth:`asking`) and where to record the
+    answer.
     """
 
     def __init__(self, allow: Iterable[str] = ()):
         self.policy = ApprovalPolicy(allow=allow)
-        self._local = threading.local()
+        # A context variable, not a thread-local: calls on the serving loop are tasks of one
+        # thread, each with its own asker; a worker thread runs in a copy of its caller's.
+        self._call: contextvars.ContextVar[tuple[Asker | None, Callable[[dict[str, Any]], Any]]
+                                           | None] = contextvars.ContextVar("approval_call",
+                                                                           default=None)
 
     @contextlib.contextmanager
     def asking(self, ask: Asker | None, record: Callable[[dict[str, Any]], Any]
                ) -> Iterator[None]:
-        """Within the block, this thread's call asks with ``ask`` and records with ``record``."""
-        self._local.ask, self._local.record = ask, record
+        """Within the block, this context's call asks with ``ask`` and records with ``record``."""
+        token = self._call.set((ask, record))
         try:
             yield
         finally:
-            self._local.ask = self._local.record = None
+            self._call.reset(token)
 
     def __call__(self, request: ApprovalRequest) -> bool:
         """Say yes or no to ``request`` (may raise :class:`NeedsAnswer`)."""
-        record = getattr(self._local, "record", None)
+        ask, record = self._call.get() or (None, None)
         if self.policy(request):
             if record is not None:
                 record(_payload(request, Answer(True, "accept"), "--approve"))
             return True
-        ask = getattr(self._local, "ask", None)
         if ask is None:
             return False
         answer = ask(request)

@@ -100,30 +100,66 @@ class GatewayCalls:
             NeedsAnswer: a 2026-07-28 host must be asked first (nothing was recorded or sent).
         """
         params = dict(params or {})
-        agent, registry = self.agent, self.contract.registry
         ticket = Ticket(tool)
         with self.approver.asking(ask, lambda answer: self.record.answered(ticket, answer)):
             try:
-                result = registry.call(agent, self.contract.manifest, tool, params)
-            except ToolDenied as denied:
-                payload = denied_payload(tool, params, **denied.to_payload())
-                return self._keep(ticket, TOOL_DENIED, payload, CallOutcome(
-                    agent, tool, params, "denied", _NO_EVENT, reason=denied.reason,
-                    message=refusal_text(denied)))
-            except ToolCallError as failed:
-                return self._failed(ticket, params, failed)
-            except ToolNotFound as missing:
-                payload = {"error": type(missing).__name__, "message": str(missing)}
-                return self._keep(ticket, AGENT_FAILED, payload, CallOutcome(
-                    agent, tool, params, "not offered", _NO_EVENT, message=str(missing)))
-            except (WorkbenchError, NeedsAnswer):
-                raise
-            except Exception as exc:  # as a run: a transport's surprise is a transport_error
-                return self._failed(ticket, params, ToolCallError(
-                    "transport_error", f"{type(exc).__name__}: {exc}", tool))
-        return self._keep(ticket, TOOL_CALLED, called_payload(tool, params, result=result),
-                          CallOutcome(agent, tool, params, "ok", _NO_EVENT, result=result,
-                                      transport=registry.transport_of(tool)))
+                result = self.contract.registry.call(self.agent, self.contract.manifest,
+                                                     tool, params)
+            except Exception as exc:  # an outcome, or (re-raised) a signal to the server
+                return self._settle(ticket, params, exc)
+        return self._settle(ticket, params, result=result)
+
+    async def acall(self, tool: str, params: Mapping[str, Any] | None = None,
+                    ask: Asker | None = None) -> CallOutcome:
+        """:meth:`call` for the serving loop: the same path, the server's answer awaited.
+
+        The checks (grant, curation, pins, approval, schema) run before the first ``await``,
+        so ``ask`` must not block: the serving loop passes one that raises instead (a call
+        that needs a person goes the threaded way of :meth:`call`).
+
+        Raises:
+            NeedsAnswer: as :meth:`call`; and whatever ``ask`` raises (nothing was recorded
+                or sent).
+        """
+        params = dict(params or {})
+        ticket = Ticket(tool)
+        with self.approver.asking(ask, lambda answer: self.record.answered(ticket, answer)):
+            try:
+                result = await self.contract.registry.acall(self.agent, self.contract.manifest,
+                                                            tool, params)
+            except Exception as exc:  # an outcome, or (re-raised) a signal to the server
+                return self._settle(ticket, params, exc)
+        return self._settle(ticket, params, result=result)
+
+    def _settle(self, ticket: Ticket, params: dict[str, Any], exc: BaseException | None = None,
+                *, result: dict[str, Any] | None = None) -> CallOutcome:
+        """Record what a call came to (its result, or what it raised) and return the outcome.
+
+        Raises:
+            ``exc`` itself when it is no call's outcome: a signal to the server (NeedsAnswer,
+            or what an asker raised) or a workbench error other than the call's own.
+        """
+        agent, tool = self.agent, ticket.tool
+        if exc is None:
+            return self._keep(ticket, TOOL_CALLED, called_payload(tool, params, result=result),
+                              CallOutcome(agent, tool, params, "ok", _NO_EVENT, result=result,
+                                          transport=self.contract.registry.transport_of(tool)))
+        if isinstance(exc, ToolDenied):
+            payload = denied_payload(tool, params, **exc.to_payload())
+            return self._keep(ticket, TOOL_DENIED, payload, CallOutcome(
+                agent, tool, params, "denied", _NO_EVENT, reason=exc.reason,
+                message=refusal_text(exc)))
+        if isinstance(exc, ToolCallError):
+            return self._failed(ticket, params, exc)
+        if isinstance(exc, ToolNotFound):
+            payload = {"error": type(exc).__name__, "message": str(exc)}
+            return self._keep(ticket, AGENT_FAILED, payload, CallOutcome(
+                agent, tool, params, "not offered", _NO_EVENT, message=str(exc)))
+        if isinstance(exc, WorkbenchError) or not isinstance(exc, Exception) or \
+                isinstance(exc, NeedsAnswer):
+            raise exc
+        return self._failed(ticket, params, ToolCallError(
+            "transport_error", f"{type(exc).__name__}: {exc}", tool))
 
     def _failed(self, ticket: Ticket, params: dict[str, Any], failed: ToolCallError
                 ) -> CallOutcome:

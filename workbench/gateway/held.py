@@ -26,7 +26,7 @@ from workbench.contracts.surface import PINS_FILE, load_pins
 from workbench.errors import ToolDenied, ToolNotFound, WorkbenchError
 from workbench.surface.overlay import surface_label
 from workbench.surface.pins import fingerprint
-from workbench.tools.registry import ToolSpec
+from workbench.tools.registry import ToolSpec, acall_through
 
 __all__ = ["HeldResolver", "HeldTool"]
 
@@ -153,6 +153,12 @@ class HeldResolver:
         if self.is_held(name):
             raise HeldTool(name, self._server_of(name), self._label)
         return self.inner.call_tool(name, params)
+
+    async def acall_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Async :meth:`call_tool`."""
+        if self.is_held(name):
+            raise HeldTool(name, self._server_of(name), self._label)
+        return await acall_through(self.inner, name, params)
 
     # -- pass-through ---------------------------------------------------------------------
     def connection_for(self, name: str) -> Any:

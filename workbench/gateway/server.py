@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -78,6 +79,10 @@ class GatewayServer:
         self._schemas: tuple[Any, dict[str, Any]] | None = None
         self._bus: Any = None
         self._limiter: Any = None
+        self._server: Any = None
+        # The protocol version the stdio host's handshake settled (None until the SDK has
+        # answered one of its requests): a call without the 2026-07-28 envelope speaks it.
+        self._legacy_version: str | None = None
 
     # -- the SDK server -------------------------------------------------------------------
     def build(self) -> Any:
@@ -95,7 +100,7 @@ class GatewayServer:
 
         self._bus = InMemorySubscriptionBus()
         contract = self.calls.contract
-        return _Server(
+        self._server = _Server(
             SERVER_NAME, version=_version(),
             instructions=(f"The tools agent {contract.manifest.name!r} is granted in scenario "
                           f"{contract.scenario.name!r}, as its workbench run presents them; "
@@ -104,6 +109,7 @@ class GatewayServer:
             on_call_tool=self._call_tool, get_tool_input_schema=self._input_schema,
             on_subscriptions_listen=ListenHandler(self._bus, max_subscriptions=MAX_LISTENERS),
         )
+        return self._server
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, _server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -151,6 +157,65 @@ class GatewayServer:
             return types.InputRequiredResult.model_validate(self.pending.ask(needs.request))
         return types.CallToolResult.model_validate(call_result(outcome))
 
+    async def fast_call(self, request: dict[str, Any]) -> bytes | None:
+        """Answer a host's ``tools/call`` on the serving loop, or decline it (None).
+
+        The call takes the same path as :meth:`_call_tool` (:meth:`GatewayCalls.acall`: the
+        registry's checks, the ledger) and its result is shaped for the wire as the SDK's
+        server shapes it, so a host cannot tell the two apart; only the SDK's request
+        machinery and the worker thread are left out. Declined, for the SDK's server to
+        answer: anything but a plain call (a retry carrying an answer, a task), a request
+        whose shape or envelope the SDK would refuse, a legacy call before the handshake's
+        version is known, and a call that needs a person's answer.
+        """
+        from mcp.shared.inbound import InboundModernRoute, classify_inbound_request
+        from mcp_types import PROTOCOL_VERSION_META_KEY
+
+        params, mid = request.get("params"), request.get("id")
+        if not isinstance(params, dict) or not _FAST_PARAMS.issuperset(params) or \
+                type(mid) not in (str, int):
+            return None
+        name, args = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or not (args is None or isinstance(args, dict)):
+            return None
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta:
+            route = classify_inbound_request(request)
+            if not isinstance(route, InboundModernRoute):
+                return None
+            version = route.protocol_version
+        elif (version := self._legacy_version) is None:
+            return None
+        try:
+            outcome = await self.calls.acall(name, args, _ask_elsewhere)
+        except NeedsAnswer:
+            return None
+        result = self.wire_result(version, call_result(outcome))
+        return (json.dumps({"jsonrpc": "2.0", "id": mid, "result": result},
+                           ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+    def wire_result(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
+        """A ``tools/call`` result as the SDK's server puts it on the wire for ``version``.
+
+        The version's result surface (fields it does not know dropped), and on a 2026-07-28
+        call the ``resultType`` and the ``serverInfo`` stamp (``ServerRunner._serialize``).
+        """
+        from mcp_types import SERVER_INFO_META_KEY
+        from mcp_types.methods import serialize_server_result
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        # The model :meth:`_call_tool` returns carries resultType "complete" (which the
+        # 2026-07-28 surface requires and the older ones drop).
+        dumped = serialize_server_result("tools/call", version, {**result, "resultType":
+                                                                 "complete"})
+        if modern:
+            meta = dumped.get("_meta")
+            if meta is None or (isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None):
+                dumped["_meta"] = {**(meta or {}),
+                                   SERVER_INFO_META_KEY: self._server.server_info_stamp}
+        return dumped
+
     # -- asking the person ----------------------------------------------------------------
     def _asker(self, ctx: Any, tool: str, args: dict[str, Any], params: Any
                ) -> Callable[[ApprovalRequest], Answer] | None:
@@ -194,6 +259,7 @@ class GatewayServer:
         """Keep a 2025-11-25 host's session, to tell it of list changes later."""
         if _modern(ctx):
             return
+        self._legacy_version = ctx.protocol_version
         request = getattr(ctx, "request", None)
         headers = getattr(request, "headers", None)
         key = headers.get("mcp-session-id") if headers is not None else None
@@ -249,17 +315,28 @@ class GatewayServer:
 
     # -- serving --------------------------------------------------------------------------
     def serve_stdio(self) -> None:
-        """Serve the host on this process's stdin and stdout until it closes them."""
+        """Serve the host on this process's stdin and stdout until it closes them.
+
+        Served on the event loop of the scenario's first server's session when there is
+        one: a call to that server is then awaited where its session lives, with no hop
+        between threads (each hop costs more than the rest of the gateway's own work).
+        """
         import anyio
 
         from workbench.gateway.stdio import bounded_stdio
 
         async def main() -> None:
             server = self.build()
-            async with bounded_stdio() as (read, write):
+            async with bounded_stdio(fast=self.fast_call, in_flight=MAX_IN_FLIGHT) as (
+                    read, write):
                 await server.run(read, write, server.create_initialization_options())
 
-        anyio.run(main)
+        loop = next((conn.loop for conn in self.calls.contract.connections
+                     if conn.loop is not None and conn.loop.is_running()), None)
+        if loop is None:
+            anyio.run(main)
+        else:
+            run_on(loop, main())
 
     def serve_http(self, port: int, host: str = "127.0.0.1", *, bounds: Any = None,
                    bound: Callable[[str], None] | None = None) -> None:
@@ -271,6 +348,36 @@ class GatewayServer:
         from workbench.tools.mcp.http_server import serve_http
 
         serve_http(self.build(), port=port, host=host, bounds=bounds, bound=bound)
+
+
+#: The params of a call :meth:`GatewayServer.fast_call` answers itself (anything else, such
+#: as an answer's ``requestState`` or a ``task``, goes to the SDK's server).
+_FAST_PARAMS = frozenset({"name", "arguments", "_meta"})
+
+
+def _ask_elsewhere(request: ApprovalRequest) -> Answer:
+    """The loop's asker: a call that needs a person goes the SDK's way, which can ask."""
+    raise NeedsAnswer(request)
+
+
+def run_on(loop: Any, coro: Any) -> None:
+    """Run ``coro`` on ``loop`` (another thread's) until it ends; Ctrl+C cancels it.
+
+    Raises:
+        Whatever ``coro`` raised.
+    """
+    import asyncio
+    import concurrent.futures
+
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    try:
+        future.result()
+    except KeyboardInterrupt:
+        future.cancel()
+        with contextlib.suppress(concurrent.futures.CancelledError,
+                                 concurrent.futures.TimeoutError):
+            future.result(NOTIFY_TIMEOUT)
+        raise
 
 
 def _modern(ctx: Any) -> bool:

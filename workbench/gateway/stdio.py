@@ -32,13 +32,23 @@ _HEAD = 4096
 _ID_RE = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})')
 
 
+#: ``fast(request) -> reply line or None``: answers a ``tools/call`` itself, or declines.
+FastCall = Callable[[dict[str, Any]], Awaitable[bytes | None]]
+
+
 @contextlib.asynccontextmanager
-async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[Any, Any]]:
+async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None = None,
+                        in_flight: int = 32) -> AsyncIterator[tuple[Any, Any]]:
     """Yield ``(read_stream, write_stream)`` for ``Server.run`` over stdin and stdout.
 
     Args:
         max_request: Longest request line in bytes (``WORKBENCH_HTTP_MAX_REQUEST`` or
             1 MiB when None).
+        fast: Offered each ``tools/call`` request first, as its decoded JSON, in a task of
+            its own; its reply line is written as it is, and a call it declines (None) goes
+            to the SDK's server as every other message does.
+        in_flight: Calls ``fast`` runs at once; the next waits for one to end (reading
+            waits with it, so a host that floods is slowed, never buffered without end).
 
     Raises:
         ConfigError: ``WORKBENCH_HTTP_MAX_REQUEST`` is not a whole number above 0.
@@ -72,16 +82,47 @@ async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[A
         await replies.send(SessionMessage(types.JSONRPCError(
             jsonrpc="2.0", id=json.loads(found.group(1)), error=error)))
 
+    slots = anyio.Semaphore(in_flight)
+
     async def deliver(line: bytes) -> None:
         line = line.strip()
         if not line:
             return
+        if fast is not None and b'"tools/call"' in line:
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None  # the SDK's transport says what is wrong with it
+            if isinstance(request, dict) and request.get("method") == "tools/call":
+                await slots.acquire()
+                tasks.start_soon(answer, request, line)
+                return
+        await to_sdk(line)
+
+    async def to_sdk(line: bytes) -> None:
         try:
             message: Any = SessionMessage(
                 types.jsonrpc_message_adapter.validate_json(line, by_name=False))
         except ValueError as exc:
             message = exc
         await to_server.send(message)
+
+    async def answer(request: dict[str, Any], line: bytes) -> None:
+        try:
+            assert fast is not None
+            try:
+                reply = await fast(request)
+            except Exception as exc:  # answered as the SDK answers a handler that raised
+                reply = _internal_error(request.get("id"), exc)
+            if reply is None:
+                await to_sdk(line)
+            else:
+                with contextlib.suppress(OSError):  # the host went away: nobody to answer
+                    await write_bytes(reply)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the host closed stdin and the server stopped: nothing to hand on
+        finally:
+            slots.release()
 
     read_chunk = await _reader(source)
     write_bytes = await _writer(sink)
@@ -131,6 +172,15 @@ async def bounded_stdio(max_request: int | None = None) -> AsyncIterator[tuple[A
         for handle in (source, sink):
             with contextlib.suppress(OSError):
                 handle.close()
+
+
+def _internal_error(mid: Any, exc: Exception) -> bytes | None:
+    """The JSON-RPC error line for a call the fast path failed on (None: a notification)."""
+    if mid is None:
+        return None
+    error = {"code": -32603, "message": f"Internal error: {type(exc).__name__}: {exc}"}
+    return (json.dumps({"jsonrpc": "2.0", "id": mid, "error": error}, default=str)
+            + "\n").encode("utf-8")
 
 
 async def _reader(source: Any) -> Callable[[], Awaitable[bytes]]:

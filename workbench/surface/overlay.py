@@ -55,7 +55,7 @@ from workbench.surface.pins import (
     pin,
     pin_changes,
 )
-from workbench.tools.registry import ToolResolver, ToolSpec
+from workbench.tools.registry import ToolResolver, ToolSpec, acall_through
 
 __all__ = ["CuratedResolver", "HiddenByCuration", "PinDrift", "PinGone", "curated_spec",
            "surface_label"]
@@ -250,6 +250,14 @@ class CuratedResolver:
         if "code" in entry:
             return self._function(entry)(**params)
         return self.resolver.call_tool(name, params)
+
+    async def acall_tool(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Async :meth:`call_tool`: the same checks, then the resolver awaited."""
+        self.check(name)
+        entry = self._entries[name]
+        if "code" in entry:
+            return self._function(entry)(**params)
+        return await acall_through(self.resolver, name, params)
 
     # -- pins -------------------------------------------------------------------------
     def guard(self, agent: str, spec: ToolSpec, params: Mapping[str, Any]) -> None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.contracts.canonical import canonical_json
+from workbench.tools.registry import ToolSpec
 
 __all__ = [
     "PIN_FIELDS",
@@ -99,8 +100,28 @@ def nameless(tools: Iterable[Any] | Mapping[str, Any]) -> int:
 
 
 def fingerprint(tool: Any) -> str:
-    """sha256 hex over the canonical JSON of the tool's pinned fields."""
-    return hashlib.sha256(canonical_json(normalize_wire(tool)).encode("utf-8")).hexdigest()
+    """sha256 hex over the canonical JSON of the tool's pinned fields.
+
+    A :class:`~workbench.tools.registry.ToolSpec` (frozen: a server's listing makes new
+    ones, never changes one) is hashed once: every call checks its tool's pin.
+    """
+    frozen = isinstance(tool, ToolSpec)
+    if frozen:
+        known = _FINGERPRINTS.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+    found = hashlib.sha256(canonical_json(normalize_wire(tool)).encode("utf-8")).hexdigest()
+    if frozen:
+        if len(_FINGERPRINTS) >= _FINGERPRINTS_KEPT:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[id(tool)] = (tool, found)  # the spec is kept, so its id is not reused
+    return found
+
+
+#: Fingerprints of the specs met lately, by identity; cleared whole when full (listings
+#: are small and change seldom).
+_FINGERPRINTS: dict[int, tuple[Any, str]] = {}
+_FINGERPRINTS_KEPT = 4096
 
 
 def pin(tool: Any, server: str) -> dict[str, Any]:

@@ -33,6 +33,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResolver",
     "ToolSpec",
+    "acall_through",
     "compile_schema",
 ]
 
@@ -321,15 +322,51 @@ class ToolRegistry:
             ToolNotFound: granted but registered nowhere.
             ToolCallError: the call failed (kind says how).
         """
-        grants = manifest.tools
-        if tool not in grants:
-            raise CapabilityViolation(agent_name, tool, list(grants))
         params = {} if params is None else params
         spec = self._tools.get(tool)
-        if spec is not None and not self._guards:
+        if spec is not None and not self._guards and tool in manifest.tools:
             # Hot path: an in-process tool with no guards.
             spec.validate_params(params)
             return _run_local(spec, params)
+        spec = self.checked(agent_name, manifest, tool, params)
+        if spec.run is not None:
+            return _run_local(spec, params)
+        assert self._resolver is not None
+        return self._resolver.call_tool(tool, params)
+
+    async def acall(
+        self, agent_name: str, manifest: Any, tool: str, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """:meth:`call` for a caller on an event loop: the same checks, then an awaited dispatch.
+
+        The checks (grant, guards, schema) run before the first ``await``, as in
+        :meth:`call`; a resolver with ``acall_tool`` is awaited on the caller's loop, one
+        without it runs in a worker thread. In-process tools run inline.
+
+        Raises:
+            The same as :meth:`call`.
+        """
+        params = {} if params is None else params
+        spec = self.checked(agent_name, manifest, tool, params)
+        if spec.run is not None:
+            return _run_local(spec, params)
+        assert self._resolver is not None
+        return await acall_through(self._resolver, tool, params)
+
+    def checked(self, agent_name: str, manifest: Any, tool: str,
+                params: Mapping[str, Any]) -> ToolSpec:
+        """Everything a call must pass before dispatch, in order; the spec it is sent by.
+
+        The grant check first (it touches no resolver), then the tool's spec, the guards
+        and the input schema.
+
+        Raises:
+            CapabilityViolation, ToolDenied, ToolNotFound, ToolCallError: as :meth:`call`.
+        """
+        grants = manifest.tools
+        if tool not in grants:
+            raise CapabilityViolation(agent_name, tool, list(grants))
+        spec = self._tools.get(tool)
         if spec is None:
             resolver = self._resolver
             spec = resolver.get_spec(tool) if resolver is not None else None
@@ -338,10 +375,7 @@ class ToolRegistry:
         for guard in self._guards:
             guard(agent_name, spec, params)
         spec.validate_params(params)
-        if spec.run is not None:
-            return _run_local(spec, params)
-        assert self._resolver is not None
-        return self._resolver.call_tool(tool, params)
+        return spec
 
     def _missing(self, name: str) -> str:
         known = ", ".join(self.known_tools()) or "none"
@@ -350,6 +384,21 @@ class ToolRegistry:
             f"MCP server; known tools: {known}. Register it or configure the server that "
             f"provides it."
         )
+
+
+async def acall_through(resolver: ToolResolver, name: str, params: Mapping[str, Any]
+                        ) -> dict[str, Any]:
+    """``resolver.call_tool`` from an event loop.
+
+    Awaited if the resolver has ``acall_tool``, else run in a worker thread: a resolver that
+    blocks must never stall the loop.
+    """
+    acall = getattr(resolver, "acall_tool", None)
+    if acall is not None:
+        return await acall(name, params)
+    import asyncio
+
+    return await asyncio.to_thread(resolver.call_tool, name, params)
 
 
 def _run_local(spec: ToolSpec, params: Mapping[str, Any]) -> dict[str, Any]:
