@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from gateway_helpers import FLAKY, gateway_argv, gateway_env, ledger_lines, write_config
+from mcp_helpers import free_port, wait_for_port
 
 from workbench.engine.ledger import JsonlLedgerStore
 from workbench.gateway import Gateway
@@ -196,3 +198,36 @@ class TestWhatTheLoopTakes:
         before = len(gateway.record.ledger)
         assert self.fast(gateway, request_) is None
         assert len(gateway.record.ledger) == before  # nothing recorded, nothing sent
+
+
+class TestServedOnTheSessionLoop:
+    """Serving runs on the server session's loop thread; a signal still ends it cleanly."""
+
+    @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["int", "term"])
+    @pytest.mark.parametrize("transport", ["stdio", "http"])
+    def test_a_signal_ends_the_gateway_with_its_last_event_recorded(
+            self, flaky_config: Path, tmp_path: Path, transport: str, sig: int) -> None:
+        ledger = tmp_path / "gw.jsonl"
+        extra = ["--approve", "*"]
+        if transport == "http":
+            port = free_port()
+            extra += ["--http", str(port)]
+        host = RawHost(flaky_config, ledger, *extra)
+        proc = host.proc
+        try:
+            if transport == "http":
+                wait_for_port(port, proc, timeout=60)
+            else:
+                host.send(INITIALIZE, INITIALIZED, call(2, "echo", {"text": "before"}))
+                assert host.answers({1, 2})[2]["result"]["structuredContent"] == {
+                    "text": "before"}
+            proc.send_signal(sig)
+            assert proc.wait(30) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        last = ledger_lines(ledger)[-1]
+        assert last["kind"] == "gateway.stopped"
+        assert last["payload"]["reason"] == "interrupted"
+        assert JsonlLedgerStore.verify(ledger).complete

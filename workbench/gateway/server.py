@@ -149,12 +149,18 @@ class GatewayServer:
 
         self._remember(ctx)
         tool, args = params.name, dict(params.arguments or {})
-        ask = self._asker(ctx, tool, args, params)
         try:
-            outcome = await anyio.to_thread.run_sync(self.calls.call, tool, args, ask,
-                                                     limiter=self._limiter)
-        except NeedsAnswer as needs:
-            return types.InputRequiredResult.model_validate(self.pending.ask(needs.request))
+            # On this loop first: a call that needs nobody's answer is awaited here.
+            outcome = await self.calls.acall(tool, args, _ask_elsewhere)
+        except NeedsAnswer:
+            # It needs a person: asking blocks, so the call runs in a worker thread.
+            ask = self._asker(ctx, tool, args, params)
+            try:
+                outcome = await anyio.to_thread.run_sync(self.calls.call, tool, args, ask,
+                                                         limiter=self._limiter)
+            except NeedsAnswer as needs:
+                return types.InputRequiredResult.model_validate(
+                    self.pending.ask(needs.request))
         return types.CallToolResult.model_validate(call_result(outcome))
 
     async def fast_call(self, request: dict[str, Any]) -> bytes | None:
@@ -317,13 +323,12 @@ class GatewayServer:
     def serve_stdio(self) -> None:
         """Serve the host on this process's stdin and stdout until it closes them.
 
-        Served on the event loop of the scenario's first server's session when there is
-        one: a call to that server is then awaited where its session lives, with no hop
-        between threads (each hop costs more than the rest of the gateway's own work).
+        On the first server's session loop when there is one (:meth:`_session_loop`).
         """
         import anyio
 
         from workbench.gateway.stdio import bounded_stdio
+        from workbench.tools.mcp.loop import run_on
 
         async def main() -> None:
             server = self.build()
@@ -331,8 +336,7 @@ class GatewayServer:
                     read, write):
                 await server.run(read, write, server.create_initialization_options())
 
-        loop = next((conn.loop for conn in self.calls.contract.connections
-                     if conn.loop is not None and conn.loop.is_running()), None)
+        loop = self._session_loop()
         if loop is None:
             anyio.run(main)
         else:
@@ -347,7 +351,17 @@ class GatewayServer:
         """
         from workbench.tools.mcp.http_server import serve_http
 
-        serve_http(self.build(), port=port, host=host, bounds=bounds, bound=bound)
+        serve_http(self.build(), port=port, host=host, bounds=bounds, bound=bound,
+                   loop=self._session_loop())
+
+    def _session_loop(self) -> Any:
+        """The event loop of the first server's session (None: no server, or not started).
+
+        The gateway serves on it: a call to that server is awaited where its session lives,
+        with no hop between threads (each hop costs more than the gateway's own work).
+        """
+        return next((conn.loop for conn in self.calls.contract.connections
+                     if conn.loop is not None and conn.loop.is_running()), None)
 
 
 #: The params of a call :meth:`GatewayServer.fast_call` answers itself (anything else, such
@@ -358,26 +372,6 @@ _FAST_PARAMS = frozenset({"name", "arguments", "_meta"})
 def _ask_elsewhere(request: ApprovalRequest) -> Answer:
     """The loop's asker: a call that needs a person goes the SDK's way, which can ask."""
     raise NeedsAnswer(request)
-
-
-def run_on(loop: Any, coro: Any) -> None:
-    """Run ``coro`` on ``loop`` (another thread's) until it ends; Ctrl+C cancels it.
-
-    Raises:
-        Whatever ``coro`` raised.
-    """
-    import asyncio
-    import concurrent.futures
-
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
-    try:
-        future.result()
-    except KeyboardInterrupt:
-        future.cancel()
-        with contextlib.suppress(concurrent.futures.CancelledError,
-                                 concurrent.futures.TimeoutError):
-            future.result(NOTIFY_TIMEOUT)
-        raise
 
 
 def _modern(ctx: Any) -> bool:

@@ -163,7 +163,7 @@ def connection_cap(bounds: HttpBounds) -> int:
 
 def serve_http(server: Any, *, port: int, host: str = "127.0.0.1",
                bounds: HttpBounds | None = None,
-               bound: Callable[[str], None] | None = None) -> None:
+               bound: Callable[[str], None] | None = None, loop: Any = None) -> None:
     """Serve ``server`` over Streamable HTTP at ``http://HOST:PORT/mcp`` until stopped.
 
     Args:
@@ -174,6 +174,8 @@ def serve_http(server: Any, *, port: int, host: str = "127.0.0.1",
             ``Origin`` (403) or ``Host`` (421), which guards against DNS rebinding.
         bounds: What slow and greedy clients are held to (the defaults when None).
         bound: Called with the URL once the port is bound (to announce it), not before.
+        loop: Serve on this running event loop (another thread's; see
+            :func:`~workbench.tools.mcp.loop.run_on`) instead of a new one here.
 
     Raises:
         WorkbenchError: the port cannot be bound (taken, or not allowed).
@@ -197,7 +199,16 @@ def serve_http(server: Any, *, port: int, host: str = "127.0.0.1",
         lifespan="on", log_level="warning", access_log=False, backlog=LISTEN_BACKLOG,
         h11_max_incomplete_event_size=MAX_HEADER_BYTES, timeout_graceful_shutdown=SHUTDOWN_GRACE,
     )
-    uvicorn.Server(config).run(sockets=[listener])
+    served = uvicorn.Server(config)
+    if loop is None:
+        served.run(sockets=[listener])
+        return
+    from workbench.tools.mcp.loop import run_on
+
+    def stop() -> None:
+        served.should_exit = True
+
+    run_on(loop, served.serve(sockets=[listener]), stop)
 
 
 def error_body(message: str) -> bytes:

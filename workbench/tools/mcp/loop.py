@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["require_mcp", "run_loop", "track", "untrack", "warm_imports"]
+__all__ = ["require_mcp", "run_loop", "run_on", "track", "untrack", "warm_imports"]
 
 _live: weakref.WeakSet[Any] = weakref.WeakSet()
 _atexit_registered = False
@@ -65,6 +67,58 @@ def run_loop(loop: asyncio.AbstractEventLoop) -> None:
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()
+
+
+def run_on(loop: asyncio.AbstractEventLoop, coro: Any,
+           stop: Callable[[], None] | None = None, *, grace: float = 10.0) -> None:
+    """Run ``coro`` on ``loop`` (a session's, on its own thread) until it ends.
+
+    For serving on the loop that owns a server's session: what is served then awaits that
+    session without a hop between threads. Called from the main thread, SIGINT and SIGTERM
+    call ``stop`` on the loop (a graceful end; without one, the run is cancelled) and the
+    run is given ``grace`` seconds to finish.
+
+    Raises:
+        Whatever ``coro`` raised; KeyboardInterrupt once a run a signal ended is over (as
+        when the run is the main thread's).
+    """
+    import concurrent.futures
+    import signal
+
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    signalled: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        signalled.append(signum)
+        if stop is not None:
+            loop.call_soon_threadsafe(stop)
+        else:
+            future.cancel()
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, on_signal)
+    try:
+        while True:
+            try:
+                future.result(0.5)  # wakes for signals now and then
+                break
+            except concurrent.futures.TimeoutError:
+                continue
+            except concurrent.futures.CancelledError:
+                if not signalled:
+                    raise
+                break
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if not future.done():
+            future.cancel()
+            with contextlib.suppress(Exception):
+                future.result(grace)
+    if signalled:
+        raise KeyboardInterrupt
 
 
 def warm_imports() -> None:
