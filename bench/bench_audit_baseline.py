@@ -12,7 +12,11 @@ split by repository family and for the tools whose schema was read), findings pe
 how many distinct evidence texts and servers, since one server often repeats a parameter
 across its tools), and every flagged tool with its evidence.
 The full list is written to ``bench/results/audit_baseline_findings.json``. No target: this
-set measures, it is never used to write a rule.
+set measures. It is split once by repository (``baseline_split.json``, made by
+``make_baseline_split.py`` before any rule was written from it): a rule may be written
+from the dev half's false alarms, and the test half's rate is the one measured on text
+nobody tuned on. Examples and the listing of flagged tools come from the dev half only; the
+test half is reported as counts.
 
 Usage: ``python bench/bench_audit_baseline.py [--top N]``.
 """
@@ -44,6 +48,15 @@ def load_baseline(folder: Path = BASELINE) -> dict[str, dict[str, Any]]:
         data["wire"] = [{k: t[k] for k in WIRE if k in t} for t in data["tools"]]
         out[data["server"]] = data
     return out
+
+
+SPLIT = REPO / "tests/data/audit_corpus/baseline_split.json"
+
+
+def half_of() -> dict[str, str]:
+    """``{repository: "dev" or "test"}`` as recorded once."""
+    split = json.loads(SPLIT.read_text("utf-8"))
+    return {repo: half for half in ("dev", "test") for repo in split[half]}
 
 
 def _family(data: dict[str, Any]) -> str:
@@ -88,6 +101,17 @@ def main(argv: list[str]) -> int:
         hit = sum(1 for (s, _t) in flagged if s in members)
         rows.append({"figure": f"  of which {family} ({len(members)} servers)",
                      "value": f"{hit}/{n} ({100 * hit / n:.1f}%)"})
+    halves = half_of()
+    for half in ("test", "dev"):
+        members = {s for s, d in baseline.items() if halves[d["repository"]] == half}
+        n = sum(len(baseline[s]["wire"]) for s in members)
+        hit = sum(1 for (s, _t) in flagged if s in members)
+        hit_high = sum(1 for (s, _t) in high if s in members)
+        rows.append({"figure": f"  of which the {half} half ({len(members)} servers)",
+                     "value": f"{hit}/{n} ({100 * hit / n:.1f}%)",
+                     "baseline": f"at high: {hit_high}"
+                                 + (" (rules may be written from it)" if half == "dev" else
+                                    " (never tuned on)")})
     read = {(s, t["name"]) for s, d in baseline.items() for t in d["tools"] if not t.get("schema")}
     hit_read = sum(1 for k in flagged if k in read)
     rows.append({"figure": "  of which tools whose schema was read",
@@ -106,6 +130,12 @@ def main(argv: list[str]) -> int:
                  "unit": "tools/s"})
     report("audit_baseline", rows)
 
+    test_codes = Counter(f.code for (s, _t), fs in flagged.items()
+                         if halves[baseline[s]["repository"]] == "test" for f in fs)
+    flagged = {k: fs for k, fs in flagged.items()
+               if halves[baseline[k[0]]["repository"]] == "dev"}
+    print("\n(below: the dev half only; the test half's findings per code: "
+          + ", ".join(f"{c} {n}" for c, n in test_codes.most_common()) + ")")
     codes = Counter(f.code for fs in flagged.values() for f in fs)
     tools_per_code = Counter(c for fs in flagged.values() for c in {f.code for f in fs})
     distinct = Counter(code for code, _ in {(f.code, f.evidence) for fs in flagged.values()
@@ -129,11 +159,10 @@ def main(argv: list[str]) -> int:
             print(f"      {f.severity} {f.code} [{f.field}] {f.evidence!r}")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "audit_baseline_findings.json").write_text(json.dumps({
-        "tools": tools, "servers": len(baseline), "flagged": len(flagged),
-        "per_code": dict(codes.most_common()),
-        "findings": [f.to_dict() for fs in flagged.values() for f in fs],
-        "cross_server_extra": [f.to_dict() for k in sorted(extra)
-                               for f in together_flagged[k]],
+        "tools": tools, "servers": len(baseline), "dev_flagged": len(flagged),
+        "dev_per_code": dict(codes.most_common()),
+        "test_per_code": dict(test_codes.most_common()),
+        "dev_findings": [f.to_dict() for fs in flagged.values() for f in fs],
     }, indent=1, ensure_ascii=False))
     return 0
 
