@@ -107,15 +107,17 @@ def _acts_named(text: str) -> frozenset[str]:
 
 
 def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
-              descriptions: bool) -> str:
+              descriptions: bool, by_name: bool = True) -> str:
     """Why the schema says the tool does one of ``words`` ("" when it says nothing so).
 
     The tool's name, a parameter's name (or, with ``descriptions``, its description; a flag
     that defaults to off only by its description), a string default, a destructive hint.
+    Not ``by_name``: only its parameters, what the tool says of itself (its name and its
+    hints) left out.
     """
-    hit = stems(words_of(str(tool.get("name", "")))) & words
+    hit = stems(words_of(str(tool.get("name", "")))) & words if by_name else set()
     if hit:
-        return f"its name says {sorted(hit)[0]!r}"
+        return f"{_BY_NAME} {sorted(hit)[0]!r}"
     for path, param, schema in table:
         schema = schema if is_map(schema) else {}  # a name still counts
         default = schema.get("default")
@@ -128,19 +130,19 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
         if hit:
             return f"parameter {path!r} defaults to {default!r}"
     hints = tool.get("annotations") or {}
-    if is_map(hints) and hints.get("destructiveHint") is True:
+    if by_name and is_map(hints) and hints.get("destructiveHint") is True:
         return "its annotations say destructive"
     return ""
 
 
-def _writes(tool: Mapping[str, Any], table: Table) -> str:
+def _writes(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
     """Why the schema says this tool changes something ("" when nothing does)."""
-    return _evidence(tool, table, _WRITES, descriptions=True)
+    return _evidence(tool, table, _WRITES, descriptions=True, by_name=by_name)
 
 
-def _destroys(tool: Mapping[str, Any], table: Table) -> str:
+def _destroys(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
     """Why the schema says this tool deletes something ("" when nothing does)."""
-    return _evidence(tool, table, _DESTROYS, descriptions=False)
+    return _evidence(tool, table, _DESTROYS, descriptions=False, by_name=by_name)
 
 
 # Parameter names that exist only to take away or replace.
@@ -284,6 +286,55 @@ def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
     return out
 
 
+# "read-only mode", "if read-only": the words name a setting or a condition, not this call.
+_MODE_AFTER = CaseBlind(r"[\s*_-]*(?:mode|setting)\b")
+# A condition: "if read-only", "when the server is in read-only mode".
+_CONDITION_BEFORE = CaseBlind(r"\b(?:if|when|whenever|while|whether|unless)\s+(?:[\w-]+\s+){0,5}\Z")
+# A frame that opens a clause ("In read-only mode, ..."), or the tool being off in the mode
+# ("Disabled in readonly mode"); not a verb's ("Runs in read-only mode" is a claim).
+_FRAME_BEFORE = CaseBlind(r"(?:\A[\s*#>-]*|[(,;:]\s*|\b(?:disabled|refused|blocked|rejected|denied|"
+                          r"unavailable|available|allowed)\s+)in\s+\Z")
+# A label heading what follows ("READ-ONLY MODE:", "Read-only mode - ...").
+_LABEL_AFTER = CaseBlind(r"[\s*]*(?::|-\s|\u2013|\u2014)")
+# How :func:`_evidence` begins when the tool's own name is what contradicts the claim.
+_BY_NAME = "its name says"
+
+
+def _a_mode(sentence: str, start: int, end: int) -> bool:
+    """Whether a read-only match names a condition rather than what the call does.
+
+    A condition ("if read-only", "when the server is in read-only mode"), a mode that frames
+    a clause or in which the tool is off ("In read-only mode, writes are refused",
+    "Disabled in readonly mode"), or a mode as a label ("READ-ONLY MODE:"). A mode the
+    call runs in ("Runs in read-only mode") is a claim.
+    """
+    before = sentence[max(0, start - 60):start]
+    if _CONDITION_BEFORE.search(before):
+        return True
+    mode = _MODE_AFTER.match(sentence[end:end + 20])
+    if mode is None:
+        return False
+    return bool(_FRAME_BEFORE.search(before) or _LABEL_AFTER.match(
+        sentence[end + mode.end():end + mode.end() + 8]))
+
+
+def _says_it_acts(tool: Mapping[str, Any], description: str) -> bool:
+    """Whether the description opens by saying the tool does what its name says.
+
+    "Delete a runtime endpoint. Cannot delete the DEFAULT endpoint.": the tool says it
+    deletes; a later negation limits what it acts on and claims nothing. Only the opening
+    verb counts ("Lists archived notes" says nothing of archiving).
+    """
+    opening = _OPENING.match(description)
+    acts = stems(words_of(str(tool.get("name", "")))) & _WRITES
+    return opening is not None and bool(acts & stems([opening.group(1).lower()]))
+
+
+# A description's opening verb, past a "This tool" or "Tool to" ("Deletes ...", "Tool to
+# push ...").
+_OPENING = re.compile(r"\W*(?:(?:this\s+)?tool\s+(?:to\s+|that\s+)?)?([A-Za-z]+)", re.IGNORECASE)
+
+
 def check_claims(tool: Mapping[str, Any], description: str, table: Table,
                  siblings: frozenset[str] = frozenset(),
                  ) -> list[tuple[Rule, str, str, int, int, str, str]]:
@@ -315,7 +366,14 @@ def check_claims(tool: Mapping[str, Any], description: str, table: Table,
             # A conditional claim holds beside an open-world hint, not beside a schema that
             # sends by default ("nothing is sent unless you choose to" with send_now on).
             conditional = claim is _OFFLINE_CLAIM and _UNLESS.search(sentence, m.end())
+            if claim is _READ_ONLY_CLAIM and _a_mode(sentence, m.start(), m.end()):
+                continue  # "in read-only mode": a setting the server may be in
             why = _sends(table) if conditional else evidence(tool, table)
+            if why.startswith(_BY_NAME) and _says_it_acts(tool, description):
+                # "Delete an endpoint. Cannot delete the default one.": the name (and its
+                # hints) are no contradiction when the description says the same; its
+                # parameters may still be.
+                why = evidence(tool, table, by_name=False)
             if why:
                 out.append((rule, "warning", "description",
                             offset + m.start(), offset + m.end(),

@@ -63,6 +63,11 @@ EXCEPTIONS = {
     "system-tool": "a tool about the machine itself (diagnostics, processes, a shell)",
     "other-tool": "the sentence is about a sibling tool, not this one",
     "except-clause": "the claim names its own exception (nothing is sent except to its API)",
+    "a-mode": "the words name a mode or a condition the server may be in (in read-only "
+              "mode, if read-only), not what this call does",
+    "says-it-acts": "the description itself says the tool does what its name says (Delete an "
+                    "endpoint. Cannot delete the default one.): the negation limits what it "
+                    "acts on",
     "emoji": "an emoji presentation selector after a symbol",
     "native-script": "a whole word of another script in text mostly of that script",
     "annotated": "the tool has annotations",
