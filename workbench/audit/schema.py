@@ -25,7 +25,7 @@ from workbench.audit.rules import Rule
 from workbench.audit.rules import schema as R
 from workbench.audit.text import mentions_user_data
 
-__all__ = ["check_schema", "phantom_params"]
+__all__ = ["REFERENCE_NAME", "check_schema", "phantom_params"]
 
 # "the `limit` parameter", "parameter called depth", "pass `q` as ..."
 # Lowercase classes in a case-blind pattern: it runs plain on the lowercased text (about
@@ -183,11 +183,28 @@ _ONLY_ARGS = compiled(
     r"\btakes\s+(?:a\s+single|one|only\s+one|just\s+one|only\s+an?|a\s+lone)\s+(?:argument|"
     r"parameter|input)\b|\b(?:parameters|arguments|inputs)\s*:\s*(?P<names>[`'\"]?[A-Za-z_]\w*[`'\"]?"
     r"(?:\s*(?:,|and|or)\s*[`'\"]?[A-Za-z_]\w*[`'\"]?)+)\s*\.", re.IGNORECASE)
-_REFERENCE = re.compile(r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|"
-                        r"types|kind|pattern|scope|scopes|expiry|status|state|count|length|"
-                        r"Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status)\Z|"
-                        r"\A(?:next|page|continuation|pagination|cursor|resume|sync)[_-]?"
-                        r"(?:token|Token)")
+# A compound's head says what it holds: "signing_secret_name" names a secret and
+# "auth_token_update_strategy" picks a strategy; neither asks for the secret. A token named
+# for what it pages, versions or makes idempotent is a handle the server issued.
+REFERENCE_NAME = re.compile(
+    r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|types|kind|"
+    r"pattern|scope|scopes|expiry|status|state|count|length|strategy|policy|mode|format|"
+    r"rotation|ttl|Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status|Strategy|Policy|"
+    r"Mode|Format|Rotation|Ttl)\Z|"
+    r"\A(?:next|page|continuation|pagination|cursor|resume|sync|version|idempotency|client|"
+    r"request|change)[_-]?(?:token|Token)\Z")
+# "from get_session_info()", "returned by `explain`": where a value comes from.
+_FROM_TOOL = re.compile(r"\b(?:from|returned\s+by|as\s+returned\s+by|output\s+of|given\s+by|"
+                        r"produced\s+by)\s+`?([A-Za-z_][\w.-]*)`?(?:\(\))?", re.IGNORECASE)
+
+
+def _from_sibling(text: str, siblings: frozenset[str]) -> bool:
+    """Whether a parameter's text says its value comes from one of the server's own tools.
+
+    "Credentials token from get_aws_session_info()": a handle passed between the server's
+    tools, not something the model is asked to bring from elsewhere.
+    """
+    return any(m.group(1) in siblings for m in _FROM_TOOL.finditer(text)) if siblings else False
 
 
 def _stem(word: str) -> str:
@@ -240,8 +257,10 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                             f"({', '.join(sorted({r.lower() for r in recon})[:4])})", text))
                 continue
         words = name_words(param)
-        if _SINK_WORDS.isdisjoint(words) or not _free_text(schema) or _REFERENCE.search(param):
+        if _SINK_WORDS.isdisjoint(words) or not _free_text(schema) or REFERENCE_NAME.search(param):
             continue  # "signing_secret_name" names a secret, it does not ask for it
+        if _from_sibling(text, siblings):
+            continue  # "Explained token from explain()": the server's own output
         sensitive = words & _SENSITIVE_SINKS
         if words & {"key", "keys"} and words & _KEY_KINDS:
             sensitive = sensitive | {"secret"}  # "api_keys", not an S3 object's "keys"

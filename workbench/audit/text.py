@@ -158,6 +158,32 @@ _PARAM_PLACE = re.compile(r"\b(?:in|into|as|inside)\s+(?:the\s+|its\s+)?(?:[`'\"
                           r"(\w+)\s+(?:field|parameter|param|argument|input))")
 
 
+# Where a parameter's value comes from when it is left out ("Defaults to the AWS_REGION
+# environment variable", "falls back to the default credential chain"): documentation of
+# the tool's own configuration, which asks the model for nothing.
+_FALLBACK = compiled(r"\b(?:defaults?\s+to|falls?\s+back\s+(?:to|on)|fallback\s+(?:to|is)|"
+                     r"otherwise|if\s+(?:not\s+(?:set|specified|given|provided)|omitted|unset|"
+                     r"missing)|when\s+(?:not\s+(?:set|specified|given)|omitted|unset)|"
+                     r"overrides?\s+the\s+default|configured\s+(?:with|by|via|through))\b",
+                     re.IGNORECASE)
+# A name for a secret is not the secret: "the ID of the KMS key", "kms_key_id".
+_NAMED_BEFORE = compiled(r"\b(?:id|ids|identifier|name|arn|alias|label|fingerprint)\s+of\s+"
+                         r"(?:the\s+|an?\s+|your\s+)?(?:[\w-]+\s+){0,2}\Z", re.IGNORECASE)
+_NAMED_AFTER = compiled(r"[\s_-]*(?:id|ids|identifier|name|arn|alias|label|fingerprint)\b",
+                        re.IGNORECASE)
+
+
+def _not_asked(sentence: str, start: int, end: int) -> bool:
+    """Whether a secret a parameter's text speaks of is a fallback or a name, not asked for.
+
+    "Defaults to the AWS_PROFILE environment variable" says where the value comes from when
+    the parameter is left out; "The ID of the KMS key" names a key. Either must come before
+    or around the secret ("Your GitHub token. Defaults to ..." still asks for the token).
+    """
+    return bool(_FALLBACK.search(sentence[:start]) or _NAMED_BEFORE.search(
+        sentence[max(0, start - 60):start]) or _NAMED_AFTER.match(sentence[end:end + 16]))
+
+
 def _kept_elsewhere(sentence: str, start: int, end: int, ctx: ToolContext) -> bool:
     """The span is advice to keep a secret somewhere other than this tool.
 
@@ -421,7 +447,10 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             # asked for, whatever the tool is about.
             fetched = (transfer or is_param) and _exposes(sentence)
             if fetched or not _own(words_of(m.group()), ctx, sentence):
-                if transfer or placed or is_param:
+                if is_param and not (transfer or placed or fetched) and _not_asked(
+                        sentence, m.start(), m.end()):
+                    pass  # "Defaults to the AWS_REGION environment variable"
+                elif transfer or placed or is_param:
                     add(R.SECRET_ASKED if transfer or placed or fetched else R.SECRET_IN_PARAM,
                         "high" if transfer or placed or fetched else "warning",
                         offset + m.start(), offset + m.end(),

@@ -90,7 +90,7 @@ from workbench.audit.languages import read_foreign
 from workbench.audit.params import NESTING, is_map
 from workbench.audit.presented import check_presented
 from workbench.audit.rules import Rule, names
-from workbench.audit.schema import check_schema, phantom_params
+from workbench.audit.schema import REFERENCE_NAME, check_schema, phantom_params
 from workbench.audit.text import read_text
 from workbench.audit.tips import read_tips
 from workbench.contracts.characters import named_characters
@@ -229,9 +229,11 @@ def _spoken_name(name: str) -> str:
 
     Cached: parameter names repeat across a server's tools (owner, repo, path).
     """
-    # Four words need three separators (or camel humps): most names skip the split.
+    # Four words need three separators (or camel humps): most names skip the split. A name
+    # whose head names, picks or pages something ("auth_token_update_strategy") says what
+    # the value is, not a sentence.
     if sum(map(name.count, "_-")) + sum(c.isupper() for c in name) >= _NAME_WORDS - 1 and (
-            len(words_of(name)) >= _NAME_WORDS):
+            len(words_of(name)) >= _NAME_WORDS) and not REFERENCE_NAME.search(name):
         return " ".join(_NAME_PARTS.split(name))
     return ""
 

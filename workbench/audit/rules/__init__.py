@@ -63,6 +63,12 @@ EXCEPTIONS = {
     "system-tool": "a tool about the machine itself (diagnostics, processes, a shell)",
     "other-tool": "the sentence is about a sibling tool, not this one",
     "except-clause": "the claim names its own exception (nothing is sent except to its API)",
+    "reference": "the name's head says it names, picks or pages something (secret_name, "
+                 "token_update_strategy, next_token), not that it holds the secret",
+    "from-sibling": "the parameter's text says its value comes from one of the server's own "
+                    "tools (a token from explain())",
+    "fallback": "the text says where the value comes from when the parameter is left out "
+                "(defaults to the AWS_REGION environment variable)",
     "a-mode": "the words name a mode or a condition the server may be in (in read-only "
               "mode, if read-only), not what this call does",
     "says-it-acts": "the description itself says the tool does what its name says (Delete an "
