@@ -173,6 +173,32 @@ _NAMED_AFTER = compiled(r"[\s_-]*(?:id|ids|identifier|name|arn|alias|label|finge
                         re.IGNORECASE)
 
 
+# The context window's size, not its content: "large values may overflow the agent's
+# context window", "avoid overwhelming the context window".
+_CAPACITY = compiled(r"\b(?:overflow\w*|overwhelm\w*|fill(?:s|ed|ing)?\s+up|exceed\w*|"
+                     r"limits?|size|tokens?|too\s+(?:large|big|long)|flood\w*|bloat\w*|"
+                     r"budget)\b", re.IGNORECASE)
+# A previous call of this very tool, in paging: "a marker returned from a previous request",
+# "if the response to a previous request was truncated".
+_PAGING = compiled(r"\b(?:tokens?|markers?|cursors?|responses?|results?|pages?|outputs?)\s+"
+                   r"(?:\w+\s+){0,2}?(?:from|by|of|to|in)\s+(?:a|the|an?\s+earlier)\s+"
+                   r"previous\s+(?:request|call|response|invocation)|\bpaginat\w*",
+                   re.IGNORECASE)
+
+
+def _size_or_paging(sentence: str, found: str) -> bool:
+    """Whether a mention of the session is about its size or this tool's paging.
+
+    "Large values may cause context window overflow" speaks of how much a result holds;
+    "a marker returned from a previous request" of the tool's own last page. Neither
+    refers to what the user said.
+    """
+    lower = found.lower()
+    if "context window" in lower:
+        return _CAPACITY.search(sentence) is not None
+    return "previous" in lower and _PAGING.search(sentence) is not None
+
+
 def _not_asked(sentence: str, start: int, end: int) -> bool:
     """Whether a secret a parameter's text speaks of is a fallback or a name, not asked for.
 
@@ -463,6 +489,8 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if ctx.topic & ud.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
+                if family == "session" and _size_or_paging(sentence, m.group()):
+                    continue  # "avoid overflowing the context window"
                 # "the commit author's name" is a field of the commit, not the user's data.
                 if family == "personal" and lex.RECORD_OWNER.search(
                         sentence[max(0, m.start() - 30):m.start()]):

@@ -69,6 +69,8 @@ EXCEPTIONS = {
                     "tools (a token from explain())",
     "fallback": "the text says where the value comes from when the parameter is left out "
                 "(defaults to the AWS_REGION environment variable)",
+    "size-or-paging": "the session is spoken of for its size (context window overflow) or "
+                      "for this tool's paging (a marker from a previous request)",
     "a-mode": "the words name a mode or a condition the server may be in (in read-only "
               "mode, if read-only), not what this call does",
     "says-it-acts": "the description itself says the tool does what its name says (Delete an "
