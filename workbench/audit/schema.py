@@ -189,10 +189,16 @@ _ONLY_ARGS = compiled(
 REFERENCE_NAME = re.compile(
     r"(?:_|-|\b|(?<=[a-z]))(?:name|id|ids|ref|reference|arn|label|alias|type|types|kind|"
     r"pattern|scope|scopes|expiry|status|state|count|length|strategy|policy|mode|format|"
-    r"rotation|ttl|Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status|Strategy|Policy|"
-    r"Mode|Format|Rotation|Ttl)\Z|"
+    r"rotation|ttl|level|config|configs|configuration|configurations|settings|enabled|"
+    r"Name|Id|Ref|Arn|Label|Alias|Type|Types|Kind|Scope|Status|Strategy|Policy|"
+    r"Mode|Format|Rotation|Ttl|Level|Config|Configuration|Configurations|Settings|Enabled)\Z|"
     r"\A(?:next|page|continuation|pagination|cursor|resume|sync|version|idempotency|client|"
     r"request|change)[_-]?(?:token|Token)\Z")
+# A location defined as a place of a resource or a code, not where a person is.
+_LOCATION = frozenset({"location", "locations"})
+_RESOURCE_PLACE = compiled(r"\b(?:path|paths|url|urls|uri|git|repo|repository|file|files|"
+                           r"directory|folder|bucket|country\s+code|region|zone|"
+                           r"(?:iso|two|2)[\s-]letter)\b", re.IGNORECASE)
 # "from get_session_info()", "returned by `explain`": where a value comes from.
 _FROM_TOOL = re.compile(r"\b(?:from|returned\s+by|as\s+returned\s+by|output\s+of|given\s+by|"
                         r"produced\s+by)\s+`?([A-Za-z_][\w.-]*)`?(?:\(\))?", re.IGNORECASE)
@@ -261,6 +267,10 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue  # "signing_secret_name" names a secret, it does not ask for it
         if _from_sibling(text, siblings):
             continue  # "Explained token from explain()": the server's own output
+        if words & _LOCATION and _RESOURCE_PLACE.search(text):
+            words = words - _LOCATION  # "2-letter country code", "a Git URL or a zip path"
+            if _SINK_WORDS.isdisjoint(words):
+                continue
         sensitive = words & _SENSITIVE_SINKS
         if words & {"key", "keys"} and words & _KEY_KINDS:
             sensitive = sensitive | {"secret"}  # "api_keys", not an S3 object's "keys"
