@@ -1,7 +1,8 @@
 """The honest baseline (tests/data/audit_corpus/baseline) loads and is what its README says.
 
 Only its shape is tested here: the audit's false-alarm rate on it is a measurement
-(``python bench/bench_audit_baseline.py``), never a test, and no rule is written from it.
+(``python bench/bench_audit_baseline.py``), never a test. It is split once by repository
+(``baseline_split.json``): rules may be written from the dev half, never from test.
 """
 
 from __future__ import annotations
@@ -79,3 +80,42 @@ class TestBaselineReadme:
                 rows[cells[0]] = (cells[1], cells[3], int(cells[4]))
         assert rows == {d["server"]: (d["repository"], d["licence"], len(d["tools"]))
                         for d in servers.values()}
+
+
+@pytest.fixture(scope="module")
+def split():
+    return json.loads((CORPUS / "baseline_split.json").read_text("utf-8"))
+
+
+class TestBaselineSplit:
+    """The split recorded once: whole repositories, every one in exactly one half."""
+
+    def test_every_repository_is_in_exactly_one_half(self, servers, split):
+        dev, test = set(split["dev"]), set(split["test"])
+        assert not dev & test
+        assert dev | test == {data["repository"] for data in servers.values()}
+
+    def test_the_recorded_tool_counts_are_the_halves(self, servers, split):
+        counts = {"dev": 0, "test": 0}
+        for data in servers.values():
+            counts["dev" if data["repository"] in split["dev"] else "test"] += len(
+                data["tools"])
+        assert counts == split["tools"]
+        assert min(counts.values()) >= 1000  # each half large enough to measure alone
+
+    def test_the_split_script_rebuilds_the_recorded_split(self):
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, str(REPO / "bench/make_baseline_split.py"),
+                               "--check"], capture_output=True, text=True, cwd=REPO,
+                              timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def test_the_script_refuses_to_make_it_again(self):
+        import subprocess
+        import sys
+
+        done = subprocess.run([sys.executable, str(REPO / "bench/make_baseline_split.py")],
+                              capture_output=True, text=True, cwd=REPO, timeout=60)
+        assert done.returncode == 1 and "made once" in done.stderr
