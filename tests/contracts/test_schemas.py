@@ -8,6 +8,7 @@ itself and its second wall, the resolvers handed to both compilers.
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -16,6 +17,8 @@ from workbench.contracts.schemas import (
     MAX_SCHEMA_DEPTH,
     MAX_SCHEMA_ITEMS,
     NO_REMOTE,
+    BoundedPattern,
+    bound_patterns,
     jsonschema_validator,
     no_remote_registry,
     schema_problem,
@@ -152,3 +155,60 @@ class TestValidator:
         validator = jsonschema_validator({"$schema": url, **props(a={"type": "string"})})
         assert not validator.is_valid({"a": 1})
         assert hits == []
+
+
+#: A pattern Python's re backtracks on without end for a near miss (2**40 steps for 40 a's
+#: and a "!"); the regex module times it out too.
+BACKTRACKS = "^(a|a)*$"
+NEAR_MISS = "a" * 40 + "!"
+
+
+class TestPatternsRunWithABound:
+    """A server's pattern cannot hold the process: every validator searches it bounded."""
+
+    def test_the_fast_validator_refuses_a_value_that_takes_too_long(self):
+        from workbench.tools.registry import compile_schema
+
+        check = compile_schema({"type": "object", "properties": {
+            "q": {"type": "string", "pattern": BACKTRACKS}}})
+        started = time.monotonic()
+        problem = check({"q": NEAR_MISS})
+        assert time.monotonic() - started < 3
+        assert problem is not None and "took longer than" in problem
+        assert check({"q": "aaaa"}) is None
+        assert "must match pattern" in check({"q": "b"})
+
+    @pytest.mark.parametrize("schema, value", [
+        ({"type": "object", "properties": {"q": {"type": "string", "pattern": BACKTRACKS}}},
+         {"q": NEAR_MISS}),
+        ({"type": "object", "patternProperties": {BACKTRACKS: {"type": "string"}}},
+         {NEAR_MISS: "x"}),
+        ({"type": "object", "additionalProperties": False,
+          "patternProperties": {BACKTRACKS: {"type": "string"}}}, {NEAR_MISS: "x"}),
+    ], ids=["pattern", "patternProperties", "additionalProperties"])
+    def test_the_jsonschema_validator_refuses_it_too(self, schema, value):
+        validator = jsonschema_validator(schema)
+        started = time.monotonic()
+        errors = [e.message for e in validator.iter_errors(value)]
+        assert time.monotonic() - started < 3
+        assert any("took longer than" in e for e in errors), errors
+
+    def test_the_jsonschema_validator_still_checks_as_before(self):
+        validator = jsonschema_validator({
+            "type": "object", "properties": {"id": {"type": "string"}},
+            "additionalProperties": False,
+            "patternProperties": {"^x-": {"type": "integer"}}})
+        assert validator.is_valid({"id": "a", "x-count": 3})
+        assert not validator.is_valid({"x-count": "three"})  # the pattern's subschema
+        errors = [e.message for e in validator.iter_errors({"other": 1})]
+        assert errors and "other" in errors[0]  # an additional property, named
+        assert not jsonschema_validator({"type": "string", "pattern": "^b"}).is_valid("a")
+
+    def test_bound_patterns_swaps_every_compiled_pattern(self):
+        import fastjsonschema
+
+        validate = bound_patterns(fastjsonschema.compile({
+            "type": "object", "properties": {"q": {"type": "string", "pattern": "^a"}},
+            "patternProperties": {"^k": {"type": "string"}}}))
+        patterns = validate.__globals__["REGEX_PATTERNS"]
+        assert patterns and all(isinstance(p, BoundedPattern) for p in patterns.values())

@@ -3,7 +3,8 @@
 The hostile server (servers/hostile_server.py) lists tools whose input schemas point
 outside themselves (``remoteref``: an http URL, a ``file://`` path, a relative reference
 made remote by ``$id``) or grow without end (``selfref``: ten required copies of the
-whole schema, an ``allOf`` of itself, an enum of 100,000 values). A loopback *bait*
+whole schema, an ``allOf`` of itself, an enum of 100,000 values, patterns that backtrack
+without end on a near miss). A loopback *bait*
 server counts every request that reaches it: a schema must never make one, in a call
 (even a refused one), a listing (what ``audit --server`` and ``surface import`` do), a
 validation of a surface, or a run.
@@ -245,3 +246,24 @@ class TestSchemasThatGrow:
         with pytest.raises(ToolCallError):
             growing.call("agent", Grants("allofloop"), "allofloop", {"a": 1})
         assert time.monotonic() - started < 20
+
+    @pytest.mark.parametrize("tool, params", [
+        ("backtrack", {"q": "a" * 40 + "!"}),
+        ("backtrackkeys", {"a" * 40 + "!": "x"}),
+    ], ids=["value", "key"])
+    def test_a_pattern_that_backtracks_is_cut_off_and_nothing_is_sent(
+            self, growing, tmp_path, tool, params):
+        started = time.monotonic()
+        with pytest.raises(ToolCallError) as caught:
+            growing.call("agent", Grants(tool), tool, params)
+        assert time.monotonic() - started < 5  # unbounded, re takes hours on 40 a's and a !
+        assert caught.value.kind == "tool_error"
+        assert "took longer than" in caught.value.message
+        assert tool not in sent_calls(tmp_path, "selfref")
+        # The same pattern still checks what it can: a match passes, a quick miss is refused.
+        good = {"q": "aaaa"} if tool == "backtrack" else {"aaaa": "x"}
+        assert growing.call("agent", Grants(tool), tool, good) == {"text": tool}
+        with pytest.raises(ToolCallError) as missed:
+            growing.call("agent", Grants(tool), tool,
+                         {"q": "b"} if tool == "backtrack" else {"b": "x"})
+        assert "took longer" not in missed.value.message

@@ -15,7 +15,13 @@ holds the rule in one place (DESIGN.md section 10):
   (:data:`NO_REMOTE` for fastjsonschema, :func:`no_remote_registry` for jsonschema), so
   a reference the first check let through still fetches and reads nothing;
 * the work is bounded whatever the shape: at most :data:`MAX_SCHEMA_DEPTH` levels of
-  nesting and :data:`MAX_SCHEMA_ITEMS` values in all, checked by one iterative walk.
+  nesting and :data:`MAX_SCHEMA_ITEMS` values in all, checked by one iterative walk;
+* a ``pattern`` (or a ``patternProperties`` key) runs with a time bound: Python's ``re``
+  backtracks without end on ``^(a+)+$`` against forty a's and a ``!``, holding the whole
+  process, so a server's pattern is searched with the ``regex`` module's timeout
+  (:data:`PATTERN_TIMEOUT`; :func:`bound_patterns` for fastjsonschema's compiled
+  validators, :func:`jsonschema_validator` for jsonschema's), and a value that runs out of
+  time is refused (:class:`PatternTooSlow`).
 
 A key ``$ref`` counts wherever it appears, in a ``const`` or ``default`` too: the
 compilers look there as well, so the check reads the schema the way they do.
@@ -31,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +45,11 @@ __all__ = [
     "MAX_SCHEMA_DEPTH",
     "MAX_SCHEMA_ITEMS",
     "NO_REMOTE",
+    "PATTERN_TIMEOUT",
     "REFERENCE_KEYS",
+    "BoundedPattern",
+    "PatternTooSlow",
+    "bound_patterns",
     "jsonschema_validator",
     "no_remote_registry",
     "schema_problem",
@@ -53,8 +64,88 @@ MAX_SCHEMA_DEPTH = 64
 #: Values (keys of objects and members of arrays) a schema may hold in all: room for an
 #: enum of 100,000 choices, while a schema built to make compiling take minutes is refused.
 MAX_SCHEMA_ITEMS = 250_000
+#: Seconds one ``pattern`` may search one value. A pattern written to match runs in
+#: microseconds even on the largest argument a call may carry; one that backtracks without
+#: end is cut off here instead of holding the process for hours.
+PATTERN_TIMEOUT = 0.25
 #: How much of an untrusted value a message quotes.
 _QUOTE = 120
+
+
+class PatternTooSlow(Exception):  # noqa: N818 - a refusal the validators turn into a problem
+    """A value that a schema's pattern could not be searched in within :data:`PATTERN_TIMEOUT`."""
+
+    def __init__(self, pattern: str):
+        super().__init__(pattern)
+        self.pattern = pattern
+
+    def problem(self, where: str = "params") -> str:
+        """The one-line refusal a call's validation reports."""
+        return (f"{where}: searching the value with the schema's pattern "
+                f"{_quote(self.pattern)} took longer than {PATTERN_TIMEOUT:g} s, so the "
+                f"value is refused (a server's pattern runs with a time bound)")
+
+
+class BoundedPattern:
+    """A schema's pattern, compiled by the ``regex`` module and searched with a timeout.
+
+    Offers ``search`` and ``match`` as a compiled ``re`` pattern does, so fastjsonschema's
+    generated code calls it unchanged.
+
+    Raises:
+        ValueError: the pattern does not compile.
+    """
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str, source: str | None = None):
+        import regex
+
+        try:
+            self._compiled = regex.compile(pattern)
+        except regex.error as exc:
+            raise ValueError(f"pattern {_quote(source or pattern)} does not compile: "
+                             f"{exc}") from None
+        self.pattern = source or pattern
+
+    def search(self, text: str) -> Any:
+        """``regex`` search within :data:`PATTERN_TIMEOUT` (:class:`PatternTooSlow` past it)."""
+        try:
+            return self._compiled.search(text, timeout=PATTERN_TIMEOUT)
+        except TimeoutError:
+            raise PatternTooSlow(self.pattern) from None
+
+    def match(self, text: str) -> Any:
+        """As :meth:`search`, anchored at the start."""
+        try:
+            return self._compiled.match(text, timeout=PATTERN_TIMEOUT)
+        except TimeoutError:
+            raise PatternTooSlow(self.pattern) from None
+
+
+def bound_patterns(validate: Any) -> Any:
+    """Swap the ``re`` patterns of a fastjsonschema validator for bounded ones; return it.
+
+    fastjsonschema compiles every ``pattern`` and ``patternProperties`` key with ``re``
+    into the generated function's ``REGEX_PATTERNS``; each becomes a
+    :class:`BoundedPattern` of the same expression (the format checks' own patterns too).
+
+    Raises:
+        ValueError: a pattern ``re`` took that ``regex`` does not compile.
+    """
+    import re
+
+    patterns = getattr(validate, "__globals__", {}).get("REGEX_PATTERNS")
+    if isinstance(patterns, dict):
+        for key, compiled in list(patterns.items()):
+            if isinstance(compiled, re.Pattern):
+                patterns[key] = BoundedPattern(compiled.pattern, str(key))
+    return validate
+
+
+@functools.lru_cache(maxsize=1024)
+def _bounded(pattern: str) -> BoundedPattern:
+    return BoundedPattern(pattern)
 
 
 def _where(path: tuple[Any, ...] | None) -> str:
@@ -168,7 +259,73 @@ def jsonschema_validator(schema: Mapping[str, Any]) -> Any:
         where = "/".join(str(p) for p in exc.absolute_path)
         raise ValueError(f"not a valid JSON Schema{' at ' + where if where else ''}: "
                          f"{_first_line(exc.message)}") from None
-    return cls(schema, registry=no_remote_registry())
+    return _with_bounded_patterns(cls)(schema, registry=no_remote_registry())
+
+
+def _with_bounded_patterns(cls: Any) -> Any:
+    """``cls`` with ``pattern``, ``patternProperties`` and ``additionalProperties`` bounded.
+
+    jsonschema's own keywords search with ``re`` and no bound; these search with
+    :class:`BoundedPattern` and otherwise behave as jsonschema's.
+    """
+    import jsonschema.validators
+    from jsonschema.exceptions import ValidationError
+
+
+    def pattern(validator: Any, patrn: str, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "string"):
+            return
+        try:
+            if not _bounded(patrn).search(instance):
+                yield ValidationError(f"{_quote(instance)} does not match {_quote(patrn)}")
+        except (PatternTooSlow, ValueError) as exc:
+            yield ValidationError(_refusal(exc))
+
+    def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        try:
+            for patrn, subschema in patterns.items():
+                for key, value in instance.items():
+                    if _bounded(patrn).search(key):
+                        yield from validator.descend(value, subschema, path=key,
+                                                     schema_path=patrn)
+        except (PatternTooSlow, ValueError) as exc:
+            yield ValidationError(_refusal(exc))
+
+    def additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Any:
+        # jsonschema's keyword, with the keys that no pattern matches found bounded (its own
+        # search runs re on every key, which no key of a call may make take hours).
+        if not validator.is_type(instance, "object"):
+            return
+        named = schema.get("properties", {})
+        patterns = list(schema.get("patternProperties", {}))
+        try:
+            extras = [k for k in instance if k not in named
+                      and not any(_bounded(p).search(k) for p in patterns)]
+        except (PatternTooSlow, ValueError) as exc:
+            yield ValidationError(_refusal(exc))
+            return
+        if validator.is_type(extra, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], extra, path=key)
+        elif not extra and extras:
+            listed = ", ".join(_quote(k) for k in sorted(extras))
+            if patterns:
+                yield ValidationError(f"{listed} {'does' if len(extras) == 1 else 'do'} not "
+                                      f"match any of the regexes: "
+                                      f"{', '.join(_quote(p) for p in sorted(patterns))}")
+            else:
+                yield ValidationError(f"Additional properties are not allowed ({listed} "
+                                      f"{'was' if len(extras) == 1 else 'were'} unexpected)")
+
+    return jsonschema.validators.extend(cls, {"pattern": pattern,
+                                              "patternProperties": pattern_properties,
+                                              "additionalProperties": additional_properties})
+
+
+def _refusal(exc: Exception) -> str:
+    return exc.problem("the value") if isinstance(exc, PatternTooSlow) else str(exc)
 
 
 def _first_line(text: str) -> str:

@@ -106,7 +106,13 @@ def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
     """
     import fastjsonschema
 
-    from workbench.contracts.schemas import NO_REMOTE, jsonschema_validator, schema_problem
+    from workbench.contracts.schemas import (
+        NO_REMOTE,
+        PatternTooSlow,
+        bound_patterns,
+        jsonschema_validator,
+        schema_problem,
+    )
 
     problem = schema_problem(schema)
     if problem is not None:
@@ -115,7 +121,8 @@ def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
         # use_default=False: validating must not write the schema's defaults into the
         # caller's params (nested dicts included), or the server and the ledger would get
         # arguments nobody sent.
-        fast = fastjsonschema.compile(dict(schema), handlers=NO_REMOTE, use_default=False)
+        fast = bound_patterns(fastjsonschema.compile(dict(schema), handlers=NO_REMOTE,
+                                                     use_default=False))
     except fastjsonschema.JsonSchemaDefinitionException:
         try:
             validator = jsonschema_validator(schema)
@@ -126,6 +133,8 @@ def compile_schema(schema: Mapping[str, Any]) -> Callable[[Any], str | None]:
     def check(value: Any) -> str | None:
         try:
             fast(value)
+        except PatternTooSlow as slow:
+            return clip(slow.problem(), MAX_PROBLEM)
         except fastjsonschema.JsonSchemaValueException as exc:
             message = exc.message
             return clip("params" + message[4:] if message.startswith("data") else message,

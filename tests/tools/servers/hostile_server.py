@@ -117,7 +117,15 @@ def tools(mode: str) -> list[dict]:
                     "properties": {"a": {"type": "string"}}}),
                 tool("bigenum", "One of 100,000 values.", {
                     "type": "object", "required": ["pick"], "properties": {
-                        "pick": {"enum": [f"value-{i:06d}" for i in range(100_000)]}}})]
+                        "pick": {"enum": [f"value-{i:06d}" for i in range(100_000)]}}}),
+                # Patterns that backtrack without end on a near miss ("aaaa...a!"): a value,
+                # a key, and the keys an additionalProperties check tests.
+                tool("backtrack", "A value checked by a pattern that backtracks.", {
+                    "type": "object", "properties": {
+                        "q": {"type": "string", "pattern": "^(a|a)*$"}}}),
+                tool("backtrackkeys", "Keys checked by a pattern that backtracks.", {
+                    "type": "object", "additionalProperties": False,
+                    "patternProperties": {"^(a|aa)+$": {"type": "string"}}})]
     if mode == "churn":
         out.append(tool(f"gen{_listings}", "A tool that lives for one listing."))
     if mode == "dieonce":
@@ -190,7 +198,7 @@ def _answer(mode: str, msg: dict, http: bool) -> list[bytes]:
     if name == "whoami":
         return [reply(mid, {"content": [], "structuredContent": {"pid": os.getpid()}})]
     if name in ("twin", "cyclic", "invalid", "httpref", "fileref", "idref", "loop",
-                "allofloop", "bigenum"):
+                "allofloop", "bigenum", "backtrack", "backtrackkeys"):
         return [reply(mid, ok(name))]
     if name == "idem":
         if MARK and not os.path.exists(MARK):
