@@ -112,11 +112,12 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
             assert fast is not None
             try:
                 reply = await fast(request)
-            except Exception as exc:  # answered as the SDK answers a handler that raised
+            except Exception as exc:  # answered as the SDK answers a handler that raised,
+                # never handed on as well: the call may have been recorded or sent already
                 reply = _internal_error(request.get("id"), exc)
             if reply is None:
                 await to_sdk(line)
-            else:
+            elif reply:
                 with contextlib.suppress(OSError):  # the host went away: nobody to answer
                     await write_bytes(reply)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -174,10 +175,10 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
                 handle.close()
 
 
-def _internal_error(mid: Any, exc: Exception) -> bytes | None:
-    """The JSON-RPC error line for a call the fast path failed on (None: a notification)."""
+def _internal_error(mid: Any, exc: Exception) -> bytes:
+    """The JSON-RPC error line for a call the fast path failed on (empty: no id to answer)."""
     if mid is None:
-        return None
+        return b""
     error = {"code": -32603, "message": f"Internal error: {type(exc).__name__}: {exc}"}
     return (json.dumps({"jsonrpc": "2.0", "id": mid, "error": error}, default=str)
             + "\n").encode("utf-8")
