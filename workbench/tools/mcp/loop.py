@@ -100,16 +100,15 @@ def run_on(loop: asyncio.AbstractEventLoop, coro: Any,
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, on_signal)
     try:
-        while True:
-            try:
-                future.result(0.5)  # wakes for signals now and then
-                break
-            except concurrent.futures.TimeoutError:
-                continue
-            except concurrent.futures.CancelledError:
-                if not signalled:
-                    raise
-                break
+        while not future.done():
+            # Waits a little at a time, so a signal's handler runs between waits (and a
+            # TimeoutError the run itself raises is never taken for the wait's own).
+            concurrent.futures.wait([future], timeout=0.5)
+        try:
+            future.result()
+        except concurrent.futures.CancelledError:
+            if not signalled:
+                raise
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
