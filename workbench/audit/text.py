@@ -186,6 +186,25 @@ _PAGING = compiled(r"\b(?:tokens?|markers?|cursors?|responses?|results?|pages?|o
                    re.IGNORECASE)
 
 
+# The conversation or the chat as a kind of thing ("supports chat", "chat applications",
+# "e.g., chat, phone, web", "multi-turn conversations", an enum's DIALOG), not this session:
+# the session is definite or someone's ("the chat", "this conversation", "your chat").
+_KIND_WORD = compiled(r"(?:conversations?|chats?|dialog(?:ue)?s?|threads?)", re.IGNORECASE)
+_THIS_ONE = compiled(r"\b(?:the|this|that|these|those|our|your|my|his|her|their|its|"
+                     r"user'?s?|current|same|ongoing|active|present|entire|whole|full|"
+                     r"earlier|previous|prior|recent|last)\s+(?:[\w-]+\s+)?\Z", re.IGNORECASE)
+
+
+def _a_kind(sentence: str, start: int, end: int) -> bool:
+    """Whether a bare conversation word names a kind of thing rather than this session."""
+    found = sentence[start:end]
+    if not _KIND_WORD.fullmatch(found):
+        return False  # "chat history", "the conversation so far" say more than the word
+    if found.isupper() and len(found) > 1:
+        return True  # DIALOG: a value in a list, not prose
+    return _THIS_ONE.search(sentence[max(0, start - 40):start]) is None
+
+
 def _size_or_paging(sentence: str, found: str) -> bool:
     """Whether a mention of the session is about its size or this tool's paging.
 
@@ -489,8 +508,9 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if ctx.topic & ud.USER_DATA_TOPICS[family] or _negated(
                         sentence, m.start()) or _quoted(sentence, m.start(), m.end(), ctx):
                     continue
-                if family == "session" and _size_or_paging(sentence, m.group()):
-                    continue  # "avoid overflowing the context window"
+                if family == "session" and (_size_or_paging(sentence, m.group()) or _a_kind(
+                        sentence, m.start(), m.end())):
+                    continue  # "avoid overflowing the context window", "chat applications"
                 # "the commit author's name" is a field of the commit, not the user's data.
                 if family == "personal" and lex.RECORD_OWNER.search(
                         sentence[max(0, m.start() - 30):m.start()]):

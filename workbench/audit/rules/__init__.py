@@ -71,6 +71,8 @@ EXCEPTIONS = {
                 "(defaults to the AWS_REGION environment variable)",
     "size-or-paging": "the session is spoken of for its size (context window overflow) or "
                       "for this tool's paging (a marker from a previous request)",
+    "a-kind": "the conversation or the chat named as a kind of thing (supports chat, chat "
+              "applications, multi-turn conversations), not this session",
     "a-mode": "the words name a mode or a condition the server may be in (in read-only "
               "mode, if read-only), not what this call does",
     "says-it-acts": "the description itself says the tool does what its name says (Delete an "
