@@ -199,6 +199,11 @@ _LOCATION = frozenset({"location", "locations"})
 _RESOURCE_PLACE = compiled(r"\b(?:path|paths|url|urls|uri|git|repo|repository|file|files|"
                            r"directory|folder|bucket|country\s+code|region|zone|"
                            r"(?:iso|two|2)[\s-]letter)\b", re.IGNORECASE)
+# A profile of a tool's own configuration (a cloud CLI's, a browser's), not a person's.
+_TOOL_PROFILE = compiled(r"\b(?:aws|gcp|gcloud|azure|az|kube|kubectl|kubernetes|cli|browser|"
+                         r"chrome|chromium|firefox|conda|credentials?|config(?:uration)?|"
+                         r"named)[\s_-]+profiles?\b|\bprofiles?[\s_-]+(?:name|to\s+use)\b",
+                         re.IGNORECASE)
 # "from get_session_info()", "returned by `explain`": where a value comes from.
 _FROM_TOOL = re.compile(r"\b(?:from|returned\s+by|as\s+returned\s+by|output\s+of|given\s+by|"
                         r"produced\s+by)\s+`?([A-Za-z_][\w.-]*)`?(?:\(\))?", re.IGNORECASE)
@@ -269,6 +274,10 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             continue  # "Explained token from explain()": the server's own output
         if words & _LOCATION and _RESOURCE_PLACE.search(text):
             words = words - _LOCATION  # "2-letter country code", "a Git URL or a zip path"
+            if _SINK_WORDS.isdisjoint(words):
+                continue
+        if "profile" in words and _TOOL_PROFILE.search(f"{param} {text}"):
+            words = words - {"profile"}  # "AWS profile to use": a named configuration
             if _SINK_WORDS.isdisjoint(words):
                 continue
         sensitive = words & _SENSITIVE_SINKS
