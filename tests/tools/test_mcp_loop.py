@@ -60,3 +60,19 @@ class TestRunOn:
         threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
         with pytest.raises(KeyboardInterrupt):
             run_on(loop, asyncio.sleep(30))
+
+    def test_a_signal_before_the_run_starts_it_never(self, loop):
+        from workbench.tools.mcp.loop import signals_stop
+
+        started = []
+
+        async def serve() -> None:
+            started.append(True)
+
+        with pytest.raises(KeyboardInterrupt):
+            with signals_stop() as request:
+                os.kill(os.getpid(), signal.SIGINT)  # while the server is still being set up
+                time.sleep(0.05)  # the handler runs: it only records the signal
+                assert request.signalled == [signal.SIGINT]
+                run_on(loop, serve(), lambda: None, request=request)
+        assert started == []

@@ -340,7 +340,7 @@ class GatewayServer:
         if loop is None:
             anyio.run(main)
         else:
-            run_on(loop, main())
+            run_on(loop, main())  # signals taken at once: nothing loads before
 
     def serve_http(self, port: int, host: str = "127.0.0.1", *, bounds: Any = None,
                    bound: Callable[[str], None] | None = None) -> None:

@@ -180,6 +180,18 @@ def serve_http(server: Any, *, port: int, host: str = "127.0.0.1",
     Raises:
         WorkbenchError: the port cannot be bound (taken, or not allowed).
     """
+    if loop is not None:
+        from workbench.tools.mcp.loop import signals_stop
+
+        # Signals are taken before anything loads: see signals_stop.
+        with signals_stop() as request:
+            _serve(server, port, host, bounds, bound, loop, request)
+        return
+    _serve(server, port, host, bounds, bound, None, None)
+
+
+def _serve(server: Any, port: int, host: str, bounds: HttpBounds | None,
+           bound: Callable[[str], None] | None, loop: Any, request: Any) -> None:
     import uvicorn
 
     bounds = bounds or HttpBounds()
@@ -208,7 +220,7 @@ def serve_http(server: Any, *, port: int, host: str = "127.0.0.1",
     def stop() -> None:
         served.should_exit = True
 
-    run_on(loop, served.serve(sockets=[listener]), stop)
+    run_on(loop, served.serve(sockets=[listener]), stop, request=request)
 
 
 def error_body(message: str) -> bytes:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextlib
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["require_mcp", "run_loop", "run_on", "track", "untrack", "warm_imports"]
+__all__ = ["StopRequest", "require_mcp", "run_loop", "run_on", "signals_stop", "track", "untrack",
+           "warm_imports"]
 
 _live: weakref.WeakSet[Any] = weakref.WeakSet()
 _atexit_registered = False
@@ -69,55 +71,91 @@ def run_loop(loop: asyncio.AbstractEventLoop) -> None:
             loop.close()
 
 
+class StopRequest:
+    """SIGINT and SIGTERM as a request to stop a served run (see :func:`signals_stop`).
+
+    Attributes:
+        signalled: The signals received so far.
+    """
+
+    def __init__(self) -> None:
+        self.signalled: list[int] = []
+        self._act: Callable[[], None] | None = None
+
+    def on(self, act: Callable[[], None]) -> None:
+        """Do ``act`` at the next signal (at once if one came already)."""
+        self._act = act
+        if self.signalled:
+            act()
+
+    def _signal(self, signum: int, _frame: Any) -> None:
+        self.signalled.append(signum)
+        if self._act is not None:
+            self._act()
+
+
+@contextlib.contextmanager
+def signals_stop() -> Iterator[StopRequest]:
+    """Within the block, SIGINT and SIGTERM only ask the run to stop; KeyboardInterrupt after.
+
+    Taken before a server is set up, so a signal that comes while modules still load never
+    raises in the middle of them (CPython then exits with -2 even when the KeyboardInterrupt
+    was caught), and raised once the block is done, as Ctrl+C in the main thread would.
+    Outside the main thread, signals are left alone.
+    """
+    import signal
+
+    request = StopRequest()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, request._signal)
+    try:
+        yield request
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if request.signalled:
+        raise KeyboardInterrupt
+
+
 def run_on(loop: asyncio.AbstractEventLoop, coro: Any,
-           stop: Callable[[], None] | None = None, *, grace: float = 10.0) -> None:
+           stop: Callable[[], None] | None = None, *, grace: float = 10.0,
+           request: StopRequest | None = None) -> None:
     """Run ``coro`` on ``loop`` (a session's, on its own thread) until it ends.
 
     For serving on the loop that owns a server's session: what is served then awaits that
-    session without a hop between threads. Called from the main thread, SIGINT and SIGTERM
-    call ``stop`` on the loop (a graceful end; without one, the run is cancelled) and the
-    run is given ``grace`` seconds to finish.
+    session without a hop between threads. A signal (see :func:`signals_stop`: ``request``
+    when the caller took them already, before setting up what it serves) calls ``stop`` on
+    the loop, a graceful end, or without one cancels the run; the run is given ``grace``
+    seconds to finish after that. A run a signal came before is not started.
 
     Raises:
         Whatever ``coro`` raised; KeyboardInterrupt once a run a signal ended is over (as
         when the run is the main thread's).
     """
-    import concurrent.futures
-    import signal
-
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
-    signalled: list[int] = []
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        signalled.append(signum)
-        if stop is not None:
-            loop.call_soon_threadsafe(stop)
-        else:
-            future.cancel()
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, on_signal)
-    try:
-        while not future.done():
-            # Waits a little at a time, so a signal's handler runs between waits (and a
-            # TimeoutError the run itself raises is never taken for the wait's own).
-            concurrent.futures.wait([future], timeout=0.5)
+    with contextlib.nullcontext(request) if request is not None else signals_stop() as request:
+        if request.signalled:
+            coro.close()
+            return
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        request.on((lambda: loop.call_soon_threadsafe(stop)) if stop is not None else
+                   future.cancel)
         try:
-            future.result()
-        except concurrent.futures.CancelledError:
-            if not signalled:
-                raise
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if not future.done():
-            future.cancel()
-            with contextlib.suppress(Exception):
-                future.result(grace)
-    if signalled:
-        raise KeyboardInterrupt
+            while not future.done():
+                # Waits a little at a time, so a signal's handler runs between waits (and a
+                # TimeoutError the run itself raises is never taken for the wait's own).
+                concurrent.futures.wait([future], timeout=0.5)
+            try:
+                future.result()
+            except concurrent.futures.CancelledError:
+                if not request.signalled:
+                    raise
+        finally:
+            if not future.done():
+                future.cancel()
+                with contextlib.suppress(Exception):
+                    future.result(grace)
 
 
 def warm_imports() -> None:
