@@ -34,32 +34,9 @@ def words_in(text: str) -> set[str]:
     return set(_WORD.findall(text))
 
 
-# Cheap gates for the blocks that are not Gated patterns (those carry their own triggers):
-# whole words that open the address and imperative blocks, word prefixes the secret block.
-_GATE_ADDRESS = ("you", "your", "assistant", "assistants", "model", "models", "ai", "llm",
-                 "llms", "agent", "agents", "we", "us", "our", "kindly", "please", "ideally",
-                 "thank", "favour", "favor", "could", "would", "practice", "works", "expected",
-                 "reminder", "nice", "smoothest", "best", "optimal", "like", "likes", "love",
-                 "appreciate", "prefer", "helps", "courtesy", "etiquette", "considered",
-                 "deemed", "users", "teams", "people", "partner", "arrangement", "established",
-                 "travellers", "travelers", "customers", "developers", "clients",
-                 "expects", "loves", "appreciates", "prefers", "great",
-                 "greatly", "lovely", "wonderful", "helpful", "appreciated", "grateful",
-                 "customarily", "conventionally", "convention", "traditionally", "customary",
-                 "convenient", "smoother", "custom")
-_GATE_IMPERATIVE = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
-                    "share", "give", "forward", "copy", "post", "email", "append", "leak",
-                    "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
-                    "open", "fetch", "store", "keep")
-# (``_PAT`` and ``_PASS`` of ``GITHUB_PAT`` are found by substring: "pat" and "pass" begin
-# too many everyday words.)
-_GATE_SECRET = ("key", "token", "secret", "passw", "passphrase", "credential", "cookie", "otp",
-                "2fa", "environment", "phrase", "sign", "log", "connection", "authorization",
-                "mnemonic", "seed", "recovery", "backup")
-# ... and anywhere in a word: "apikey", "authtoken", "clientsecret" are one word each.
-_GATE_SECRET_IN = ("key", "token", "secret", "passw", "cookie")
-_ADDRESS_SET = frozenset(_GATE_ADDRESS)
-_IMPERATIVE_SET = frozenset(_GATE_IMPERATIVE)
+# The one word list that is a gate of its own: an imperative sentence's first verb (the
+# pattern that reads it starts at the sentence, which a trigger cannot say).
+_IMPERATIVE_SET = frozenset(lex.IMPERATIVE_VERBS)
 
 
 # The trigger index: every trigger of every Gated pattern (the vocabulary modules, imported
@@ -131,10 +108,6 @@ def _trie(tokens: tuple[str, ...]) -> str:
 # "pass"): the longest one at each position is what the tree matches.
 _LONGEST = re.compile(_trie(_WORD_TOKENS))
 _PREFIXES = {t: frozenset(u for u in _WORD_TOKENS if t.startswith(u)) for t in _WORD_TOKENS}
-# The secret words found inside a word: those that are tokens already come with them.
-_SECRET_TOKENS = frozenset(_GATE_SECRET_IN) & frozenset(_WORD_TOKENS)
-_SECRET_OTHERS = re.compile("|".join(re.escape(t) for t in _GATE_SECRET_IN
-                                     if t not in _SECRET_TOKENS) or "(?!)")
 
 
 def _tokens_in(word: str) -> set[str]:
@@ -156,13 +129,8 @@ def _word_gates(word: str) -> frozenset[str]:
     out = _tokens_in(word)
     if word in _EXACT:
         out.add("=" + word)
-    if word in _ADDRESS_SET:
-        out.add("address")
     if word in _IMPERATIVE_SET:
         out.add("imperative")
-    if word.startswith(_GATE_SECRET) or not _SECRET_TOKENS.isdisjoint(out) or (
-            _SECRET_OTHERS.search(word)):
-        out.add("secret")
     if "0x" in word or "bc1" in word:  # a wallet address
         out.add("dest")
     if "tool" in word or "function" in word:
@@ -235,8 +203,6 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
         out.add("hook")
     if "@" in lower or "+" in lower:  # (0x and bc1 of a wallet address: by word)
         out.add("dest")
-    if "_pat" in lower or "_pass" in lower:
-        out.add("secret")
     return out
 
 
@@ -250,9 +216,7 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
 _OPENERS, _OPENERS_BOTH = openers({name: value for module in (lex, ud)
                                    for name, value in vars(module).items()
                                    if isinstance(value, Gated)})
-
-
-_BOTH_GATES = frozenset(gate for gate, _ in _OPENERS_BOTH)
+_BOTH_GATES = frozenset(_OPENERS_BOTH)
 
 
 def opens(gates: set[str]) -> bool:
@@ -261,4 +225,5 @@ def opens(gates: set[str]) -> bool:
         return True
     if _BOTH_GATES.isdisjoint(gates):
         return False
-    return any(gate in gates and vocabulary.opened(gates) for gate, vocabulary in _OPENERS_BOTH)
+    return any(vocabulary.opened(gates) for gate in _BOTH_GATES & gates
+               for vocabulary in _OPENERS_BOTH[gate])

@@ -14,10 +14,11 @@ import re
 from workbench.audit.match import CaseBlind, Gated, alt, rx
 
 __all__ = ["ADDRESS", "BEYOND", "DROP_VERBS", "FAVOUR", "FILE_WORDS", "FIXED_ADDRESS",
-           "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "HANDOVER", "IMPERATIVE", "NAMED_TOOL_ANY",
-           "NAMED_TOOL_HOOK", "OVERRIDE", "PRIORITY", "READ_PATH", "RECIPIENT", "RECORD_OWNER",
-           "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE", "SECURITY_TOPICS",
-           "SHADOW_VERB", "STORED_IN", "STRONG", "TOOL_TOKEN", "TRANSFER", "UNASKED", "WORD"]
+           "GENERIC_PATH_WORDS", "GENERIC_TOOLS", "HANDOVER", "IMPERATIVE", "IMPERATIVE_VERBS",
+           "NAMED_TOOL_ANY", "NAMED_TOOL_HOOK", "OVERRIDE", "PRIORITY", "READ_PATH", "RECIPIENT",
+           "RECORD_OWNER", "SCOPE", "SECRET", "SECRET_FILE", "SECRET_PURPOSE", "SECRET_SOURCE",
+           "SECURITY_TOPICS", "SHADOW_VERB", "STORED_IN", "STRONG", "TOOL_TOKEN", "TRANSFER",
+           "UNASKED", "WORD"]
 
 
 # -- what a sentence asks for --------------------------------------------------------------
@@ -140,8 +141,9 @@ OVERRIDE = Gated(
     (("instructions", "now on"), r"\b(?:new|updated|hidden)\s+instructions\b|\bfrom\s+now\s+on\b"),
 )
 # Who is addressed: the model ("you", "the assistant"), or a favour the server asks of it.
-ADDRESS = rx(
-    r"\b(?:you|your|the\s+assistant|assistants?|the\s+model|the\s+ai|llms?|the\s+agent)\b",
+ADDRESS = Gated(
+    (("you", "assistant", "model", "=ai", "llm", "agent"),
+     r"\b(?:you|your|the\s+assistant|assistants?|the\s+model|the\s+ai|llms?|the\s+agent)\b"),
 )
 # Each alternative behind the words every match of it holds (a Gated search takes the
 # earliest match, and the first rule at a tie, as one alternation would).
@@ -256,8 +258,10 @@ SECRET_FILE = Gated(
 # Gated rule by rule, in the alternation's order: the cased rules run case-blind, the rest
 # plain on the lowercased text (one case-blind alternation cost 20 us a long sentence).
 SECRET = Gated(
-    (("key", "token", "cookie", "secret", "password", "passphrase", "credential", "phrase",
-      "2fa", "otp", "code", "mnemonic", "word", "string", "header"),
+    # Each alternative holds one of these ("seed words", "connection strings"): never a
+    # word as common as "string" or "code" alone.
+    (("key", "token", "cookie", "secret", "password", "phrase", "credential", "2fa", "otp",
+      "mnemonic", "seed", "recovery", "backup", "connection", "authorization"),
      r"\b(?:api[\s_-]?keys?|api[\s_-]?tokens?|access[\s_-]?tokens?|auth(?:entication)?"
      r"[\s_-]?tokens?|bearer[\s_-]?tokens?|refresh[\s_-]?tokens?|session[\s_-]?(?:tokens?|"
      r"cookies?)|cookies|private[\s_-]?keys?|secret[\s_-]?keys?|secrets?|passwords?|"
@@ -267,9 +271,10 @@ SECRET = Gated(
     # "your GitHub token", "an OpenAI key"; not a sentence's first word ("Object key; ...").
     (("token", "key", "password"),
      r"(?-i:(?<=[a-z,] )[A-Z][A-Za-z]+\s+(?:tokens?|keys?|passwords?)\b)"),
-    (("key", "token", "secret", "password", "pass", "pat"),
+    # The name's last part is a word of its own ("GITHUB_PAT": "github", "pat").
+    (("=key", "=token", "=secret", "=password", "=pass", "=pat"),
      r"(?-i:\b[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PAT)\b)"),
-    (("token", "key", "secret", "password", "pat"),
+    (("=token", "=key", "=secret", "=password", "=pat"),
      r"(?-i:(?<![A-Za-z0-9])_(?:TOKEN|KEY|SECRET|PASSWORD|PAT)\b)"),
     (("environment",), r"\benvironment\s+variables?\b"),
     # Paraphrases: "the string you use to sign in".
@@ -388,10 +393,14 @@ NAMED_TOOL_HOOK = Gated(
      r"(?:is|are|gets?|has\s+been)\s+(?:ever\s+)?(?:called|requested|used|invoked|run)\b"))
 # An imperative sentence: it starts with a verb that hands something over or acts.
 # A leading clause ("Before answering, use ...") may come first.
+# Its verbs are also the words of the "imperative" gate (:mod:`~workbench.audit.gates`).
+IMPERATIVE_VERBS = ("read", "send", "include", "pass", "provide", "attach", "upload", "paste",
+                    "share", "give", "forward", "copy", "post", "email", "append", "leak",
+                    "enter", "supply", "put", "prefix", "add", "call", "use", "run", "invoke",
+                    "open", "fetch", "store", "keep")
 IMPERATIVE = CaseBlind(
-    r"\W*(?:[^,.;:]{0,60},\s*)?(?:always\s+|first\s+|also\s+)?(?:read|send|include|pass|provide|attach|upload|"
-    r"paste|share|give|forward|copy|post|email|append|leak|enter|supply|put|prefix|add|call|"
-    r"use|run|invoke|open|fetch|store|keep)\b")
+    r"\W*(?:[^,.;:]{0,60},\s*)?(?:always\s+|first\s+|also\s+)?(?:"
+    + "|".join(IMPERATIVE_VERBS) + r")\b")
 # Putting this tool ahead of everything else.
 _PRIORITY_TRIGGERS = ("before", "this tool", "start of every")
 PRIORITY = Gated((_PRIORITY_TRIGGERS, alt(

@@ -394,11 +394,9 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 break
         # 2. A directive aimed at the model: it is addressed (or asked a favour) and asked
         #    for something beyond this call.
-        # Most sentences address no one: one gate skips the rest of this block for them.
-        favour = address = None
-        if "address" in gates:
-            favour = lex.FAVOUR.search(sentence, gates)
-            address = favour or lex.ADDRESS.search(sentence)
+        # Most sentences address no one: their triggers open neither vocabulary.
+        favour = lex.FAVOUR.search(sentence, gates)
+        address = favour or lex.ADDRESS.search(sentence, gates)
         imperative = lex.IMPERATIVE.match(sentence) if "imperative" in gates else None
         transfer = personal = beyond = priority = strong = None
         if address or imperative:
@@ -477,7 +475,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             add(R.READ_PATH, "high", offset + m.start(), offset + m.end(),
                 "asks the model to read a file on the user's machine; this tool takes none")
         # 4. Secrets asked for: a transfer verb and a secret, not negated, not the purpose.
-        m = lex.SECRET.search(sentence, gates) if "secret" in gates else None
+        m = lex.SECRET.search(sentence, gates)
         if m and transfer is None:
             transfer = lex.TRANSFER.search(sentence, gates)
         # A security tool's list of examples quotes secrets it looks for.

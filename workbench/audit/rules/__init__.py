@@ -118,7 +118,7 @@ class Rule:
         honest: Tools it must not flag; none of them may draw a warning from any rule.
         exceptions: Names from :data:`EXCEPTIONS` that excuse a match.
         opens_on: For a rule of the sentence reading, what lets a sentence reach it: a gate
-            (``address``, ``secret``, ...) or a gated vocabulary (``OVERRIDE``) whose
+            (``imperative``, ``path``, ...) or a gated vocabulary (``OVERRIDE``) whose
             triggers do, or both of two joined by ``+`` (``imperative+TRANSFER``: an
             imperative, and a text the vocabulary's rules may match).
     """
@@ -173,27 +173,35 @@ def rule(rule_id: str) -> Rule:
     return found
 
 
-def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], tuple[tuple[str, Any], ...]]:
+def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], dict[str, tuple[Any, ...]]]:
     """What may open one of the sentence-reading rules, from their ``opens_on``.
 
     Args:
         gated: The gated vocabularies by name (``{"OVERRIDE": lexicon.OVERRIDE, ...}``);
-            a rule's ``opens_on`` entry names one of them or a plain gate.
+            a rule's ``opens_on`` entry names one of them or a plain gate, or two joined by
+            ``+``.
 
     Returns:
-        Every gate and trigger that opens a rule alone, and the pairs ``(gate, vocabulary)``
-        that open one together (a sentence holding the gate and opening the vocabulary).
+        Every gate and trigger that opens a rule alone, and, for each gate or trigger that
+        opens one only beside a vocabulary, those vocabularies (a sentence holding the gate
+        and opening the vocabulary). A vocabulary stands for its triggers.
     """
+
+    def triggers(name: str) -> frozenset[str]:
+        return gated[name].triggers if name in gated else frozenset((name,))
+
     alone: set[str] = set()
-    both: set[tuple[str, str]] = set()
+    both: dict[str, set[str]] = {}
     for r in RULES.values():
         for name in r.opens_on:
             if "+" in name:
-                gate, vocabulary = name.split("+")
-                both.add((gate, vocabulary))
+                first, vocabulary = name.split("+")
+                for gate in triggers(first):
+                    both.setdefault(gate, set()).add(vocabulary)
             else:
-                alone.update(gated[name].triggers if name in gated else (name,))
-    return frozenset(alone), tuple((g, gated[v]) for g, v in sorted(both) if g not in alone)
+                alone.update(triggers(name))
+    return frozenset(alone), {g: tuple(gated[v] for v in sorted(vs))
+                              for g, vs in sorted(both.items()) if g not in alone}
 
 
 def _shown(example: Example) -> str:

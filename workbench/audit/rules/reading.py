@@ -3,11 +3,12 @@
 Found by :func:`workbench.audit.text.read_text`, sentence by sentence, in the tool's context
 (its name, title, parameters, its server's tools and the others'). A text reports at most
 one finding per code. ``opens_on`` names what lets a sentence reach a rule: a plain gate
-(``address``: a word that addresses someone; ``imperative``; ``secret``; ``path``; ``hook``:
-a name with ``_`` or ``-``; ``dest``: ``@``, ``+``, ``0x``, ``bc1``; ``generic``: "tool" or
-"function") or a gated vocabulary of :mod:`~workbench.audit.lexicon` whose triggers do, or a
-gate and a vocabulary both (``imperative+TRANSFER``): an imperative reaches the favour rule
-only through a transfer or a claim to priority, since nothing else it asks is read.
+(``imperative``: a sentence's first verb, one of ``lexicon.IMPERATIVE_VERBS``; ``path``;
+``hook``: a name with ``_`` or ``-``; ``dest``: ``@``, ``+``, ``0x``, ``bc1``; ``generic``:
+"tool" or "function") or a gated vocabulary of :mod:`~workbench.audit.lexicon` whose
+triggers do (``ADDRESS``: someone addressed; ``SECRET``), or two of them both
+(``imperative+TRANSFER``): an imperative reaches the favour rule only through a transfer or
+a claim to priority, since nothing else it asks is read.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ FAVOUR = Rule(
                "the size limit.", {"text": {"type": "string"}},
                hints={"readOnlyHint": False}),),
     exceptions=("own-input", "security-tool"),
-    opens_on=("address", "imperative+TRANSFER", "imperative+PRIORITY"))
+    opens_on=("ADDRESS", "FAVOUR", "imperative+TRANSFER", "imperative+PRIORITY"))
 
 PERSONAL_ASKED = Rule(
     "AUD-SECRET-001", "secret.request", ("high",),
@@ -65,7 +66,7 @@ PERSONAL_ASKED = Rule(
                "address as given by the user.", {"phone": {"type": "string"}},
                hints={"readOnlyHint": False}),),
     exceptions=("negated", "own-subject", "own-input", "self-description"),
-    opens_on=("address+TRANSFER", "imperative+TRANSFER"))
+    opens_on=("ADDRESS+TRANSFER", "FAVOUR+TRANSFER", "imperative+TRANSFER"))
 
 SECRET_FILE = Rule(
     "AUD-SECRET-002", "secret.file", ("high",),
@@ -100,7 +101,7 @@ SECRET_ASKED = Rule(
     honest=(ex("sign_in", "Signs in to the registry. Pass the user's password.",
                {"username": {"type": "string"}, "password": {"type": "string"}},
                hints={"readOnlyHint": False}),),
-    exceptions=("negated", "quoted", "kept-elsewhere", "own-subject"), opens_on=("secret",))
+    exceptions=("negated", "quoted", "kept-elsewhere", "own-subject"), opens_on=("SECRET",))
 
 SECRET_IN_PARAM = Rule(
     "AUD-SECRET-005", "secret.param", ("warning",),
@@ -124,7 +125,7 @@ SECRET_IN_PARAM = Rule(
                 "type": "string", "description": "The ID of the KMS key used to encrypt the "
                                                  "disk"}}, hints={"readOnlyHint": False})),
     exceptions=("negated", "quoted", "kept-elsewhere", "own-subject", "fallback", "reference"),
-    opens_on=("secret",))
+    opens_on=("SECRET",))
 
 USER_DATA = Rule(
     "AUD-DATA-001", "data.user", ("warning", "high"),
