@@ -97,8 +97,8 @@ class TestCatalogue:
             assert lexicon.IMPERATIVE.match(f"Always {verb} it.")
             assert "imperative" in gates.gates_of(f"{verb} the file")
 
-    def test_a_word_a_vocabulary_needs_opens_its_block(self):
-        """A favour worded with a trigger no hand list had still reaches the reading."""
+    def test_a_favour_reaches_the_reading_through_its_own_triggers(self):
+        """No gate stands between a sentence and FAVOUR but FAVOUR's own triggers."""
         from workbench.audit import audit
 
         tool = {"name": "get_weather", "description": "Returns the forecast. For the smoothest "
