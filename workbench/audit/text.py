@@ -335,18 +335,32 @@ def _own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
 
 
 # What a possessive names: "the user's own username" -> username.
-_POSSESSED = re.compile(r"(?:'s|s'|’s)\s+(?:(?:own|full|real|legal|current)\s+)?([A-Za-z_]\w*)")
+_POSSESSED = re.compile(r"(?:\b([A-Za-z]+))?(?:'s|s'|’s)\s+(?:(?:own|full|real|legal|current)\s+)?"
+                        r"([A-Za-z_]\w*)")
+_NAME_PARTS = re.compile(r"[_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _own_input(sentence: str, personal: re.Match[str], ctx: ToolContext) -> bool:
-    """The user's X, where X is one of this tool's parameters: documentation of its input.
+    """The user's X, where this tool has a parameter for it: documentation of its input.
 
-    "Pass the user's own username and password" on a tool taking ``username``; not "the
-    user's address in ``notes``" (the address is no parameter of it).
+    The parameter is named X, or named for the one who owns it and ends in X: "Pass the
+    user's own username and password" on a tool taking ``username``, "ask for the user's
+    email" on one taking ``user_google_email``; not "the user's address in ``notes``" (no
+    parameter takes the address), nor "the user's email" beside ``email_subject``.
     """
     m = _POSSESSED.search(sentence, personal.start(), personal.end() + 40)
-    return m is not None and m.start() < personal.end() and m.group(1).lower() in {
-        p.lower() for p in ctx.params}
+    if m is None or m.start() >= personal.end():
+        return False
+    owner, what = (m.group(1) or "").lower(), m.group(2).lower()
+    said = {what, what[:-1] if what.endswith("s") else what}
+    for param in ctx.params:
+        if param.lower() in said:
+            return True
+        parts = [w.lower() for w in _NAME_PARTS.split(param) if w]
+        if owner and len(parts) > 1 and parts[-1] in said and owner.rstrip("s") in {
+                w.rstrip("s") for w in parts[:-1]}:
+            return True
+    return False
 
 
 # After "what the user asked": their instruction to the model ("... you to record"), not words
@@ -509,9 +523,11 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if family == "session" and (_size_or_paging(sentence, m.group()) or _a_kind(
                         sentence, m.start(), m.end())):
                     continue  # "avoid overflowing the context window", "chat applications"
-                # "the commit author's name" is a field of the commit, not the user's data.
-                if family == "personal" and lex.RECORD_OWNER.search(
-                        sentence[max(0, m.start() - 30):m.start()]):
+                # "the commit author's name" is a field of the commit, not the user's data;
+                # "the user's email" on a tool taking user_email is its own input.
+                if family == "personal" and (lex.RECORD_OWNER.search(
+                        sentence[max(0, m.start() - 30):m.start()]) or _own_input(
+                        sentence, m, ctx)):
                     continue
                 # "what the user asked you to record": the user's request, not their words.
                 if m.group().lower().endswith("asked") and _ASKED_TO.match(

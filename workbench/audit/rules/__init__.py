@@ -52,7 +52,8 @@ EXCEPTIONS = {
     "quoted": "the match is inside quotes or an item of a list of examples (such as, e.g.)",
     "own-subject": "the thing is the tool's own subject: its name, title or parameters "
                    "name it (read_ssh_config and ~/.ssh/config)",
-    "own-input": "the sentence documents one of the tool's own parameters",
+    "own-input": "the sentence documents one of the tool's own parameters (the user's "
+                 "email, on a tool taking user_email)",
     "sibling": "the tool named is one of the same server's tools: documentation",
     "security-tool": "a security tool (a scanner, an auditor) listing what it detects",
     "self-description": "a description's first sentence saying what the tool itself does",
