@@ -67,6 +67,10 @@ _AVOIDED = CaseBlind(r"\b(?:avoid|never\s+(?:run|use|do)|do\s+not\s+(?:run|use))
 _DESCRIBES = CaseBlind(r"\s*(?:This\s+tool\s+)?(?:reads|loads|parses|opens|lists|returns|"
                         r"shows|displays|validates|formats|lints|scans|checks|edits|writes|"
                         r"updates|creates)\b")
+# Right after a file's name: an entry of it is named, not the file ("Kubeconfig context to
+# use", "the credentials profile"); unless its contents or the file itself follow.
+_AN_ENTRY = CaseBlind(r"[\s_-]+(?:context|profile)s?\b(?![\s_-]+(?:file|contents?|data|"
+                      r"values?|secrets?|keys?|tokens?)\b)")
 _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration", "env",
                             "dotenv", "settings", "read"})
 _LIST_MARKER = CaseBlind(r"\b(?:such\s+as|e\.g\.|for\s+example|like|including|i\.e\.)|:")
@@ -466,6 +470,8 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                     continue  # its own subject, unless the values themselves are asked for
                 if _listed(sentence, m.start(), m.end(), ctx):
                     continue
+                if _AN_ENTRY.match(sentence[m.end():m.end() + 40]) and not _exposes(sentence):
+                    continue  # "Kubeconfig context to use": which context, by its name
                 # Where the tool keeps its own token ("stores it in the OS keychain"), unless
                 # the sentence hands it over ("read the key stored in the keychain and pass it").
                 if "keychain" in m.group().lower() and lex.STORED_IN.search(

@@ -79,6 +79,8 @@ EXCEPTIONS = {
     "says-it-acts": "the description itself says the tool does what its name says (Delete an "
                     "endpoint. Cannot delete the default one.): the negation limits what it "
                     "acts on",
+    "an-entry": "the file is named for an entry of it (a kubeconfig context, a credentials "
+                "profile): which one to use, by its name, not the file or its contents",
     "emoji": "an emoji presentation selector after a symbol",
     "native-script": "a whole word of another script in text mostly of that script",
     "annotated": "the tool has annotations",
