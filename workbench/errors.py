@@ -67,8 +67,10 @@ __all__ = [
 
 #: The outcomes a failed tool call can have on a ``tool.called`` event.
 #: ``interrupted`` is written only by a resume: the call was in flight when its run was
-#: killed, so whether it ran is unknown.
-TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout", "interrupted")
+#: killed, so whether it ran is unknown. ``cancelled``: the gateway's host cancelled the call
+#: (or the gateway stopped) before the server answered; whether it ran is unknown too.
+TOOL_ERROR_KINDS = ("tool_error", "protocol_error", "transport_error", "timeout", "interrupted",
+                    "cancelled")
 #: The ways a model call can fail, as ``kind`` on an ``agent.failed`` event.
 MODEL_ERROR_KINDS = ("model_error", "timeout", "connection_error", "refusal")
 

@@ -14,6 +14,7 @@ import asyncio
 import json
 import signal
 import subprocess
+import time
 import sys
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,75 @@ class TestServedOnTheSessionLoop:
         assert last["kind"] == "gateway.stopped"
         assert last["payload"]["reason"] == "interrupted"
         assert JsonlLedgerStore.verify(ledger).complete
+
+
+def cancel(mid: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": mid, "reason": "the user pressed stop"}}
+
+
+def ping(mid: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": mid, "method": "ping"}
+
+
+# A session's version is known to the loop once the SDK has answered a tools request.
+LIST = {"jsonrpc": "2.0", "id": "warm", "method": "tools/list"}
+
+
+class TestAHostThatCancels:
+    """A host's ``notifications/cancelled`` stops the call and the ledger still records it.
+
+    The call may already have reached the server, so a cancelled call that leaves no record
+    would be a hole in the record. Whichever side answers (the SDK for a session's first
+    call, the loop after), the call is not answered, the ledger says it was cancelled, and
+    the session goes on.
+    """
+
+    @pytest.mark.parametrize("first", [True, False], ids=["sdk", "loop"])
+    def test_a_cancelled_call_is_recorded_and_not_answered(
+            self, flaky_config: Path, tmp_path: Path, first: bool) -> None:
+        ledger = tmp_path / "gw.jsonl"
+        host = RawHost(flaky_config, ledger, "--approve", "*")
+        try:
+            if first:  # sent with the handshake: the SDK answers (and cancels) it
+                host.send(INITIALIZE, INITIALIZED, call("slow", "sleep", {"seconds": 30}))
+                host.answers({1})
+            else:
+                host.send(INITIALIZE, INITIALIZED, LIST)
+                host.answers({1, "warm"})
+                host.send(call("slow", "sleep", {"seconds": 30}))
+            _wait_for_the_call()
+            host.send(cancel("slow"), ping("after"), call("next", "echo", {"text": "on"}))
+            found = host.answers({"after", "next"})
+        finally:
+            assert host.close() == 0
+        assert "slow" not in found
+        assert found["next"]["result"]["structuredContent"] == {"text": "on"}
+        called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
+        assert [e["payload"]["tool"] for e in called] == ["sleep", "echo"]
+        assert called[0]["payload"]["error"]["kind"] == "cancelled"
+        assert "may have" in called[0]["payload"]["error"]["message"]
+        assert JsonlLedgerStore.verify(ledger).complete
+
+    def test_a_ping_is_answered_while_calls_wait_for_a_place(
+            self, flaky_config: Path, tmp_path: Path) -> None:
+        ledger = tmp_path / "gw.jsonl"
+        host = RawHost(flaky_config, ledger, "--approve", "*")
+        try:
+            host.send(INITIALIZE, INITIALIZED, LIST)
+            host.answers({1, "warm"})
+            # One more than the 32 the loop runs at once: the 33rd must wait, not the ping.
+            host.send(*(call(100 + i, "sleep", {"seconds": 10}) for i in range(33)))
+            host.send(ping("busy"))
+            started = time.monotonic()
+            host.answers({"busy"})
+            waited = time.monotonic() - started
+            host.send(*(cancel(100 + i) for i in range(33)))
+        finally:
+            assert host.close() == 0
+        assert waited < 5, f"the ping waited {waited:.1f} s behind 33 calls"
+
+
+def _wait_for_the_call() -> None:
+    """Give the gateway time to check the call and send it on (it records at the answer)."""
+    time.sleep(1.0)

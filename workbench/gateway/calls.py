@@ -48,6 +48,10 @@ from workbench.gateway.record import GatewayRecord, Ticket
 
 __all__ = ["GatewayCalls", "call_result", "refusal_text"]
 
+#: The message a cancelled call is recorded with.
+CANCELLED = ("the host cancelled the call (or the gateway stopped) before the server "
+             "answered; the server may have acted on it")
+
 #: What the gateway adds to a refusal for the host's reader, per reason (the ledger keeps
 #: the reason): what is particular to a gateway (it reads grants and flags at start).
 _NEXT = {
@@ -121,6 +125,8 @@ class GatewayCalls:
             NeedsAnswer: as :meth:`call`; and whatever ``ask`` raises (nothing was recorded
                 or sent).
         """
+        import anyio
+
         params = dict(params or {})
         ticket = Ticket(tool)
         with self.approver.asking(ask, lambda answer: self.record.answered(ticket, answer)):
@@ -129,6 +135,11 @@ class GatewayCalls:
                                                             tool, params)
             except Exception as exc:  # an outcome, or (re-raised) a signal to the server
                 return self._settle(ticket, params, exc)
+            except anyio.get_cancelled_exc_class():
+                # The host cancelled (or the gateway is stopping) while the server had the
+                # call: it may have acted on it, so the call is recorded before it unwinds.
+                self._failed(ticket, params, ToolCallError("cancelled", CANCELLED, tool))
+                raise
         return self._settle(ticket, params, result=result)
 
     def _settle(self, ticket: Ticket, params: dict[str, Any], exc: BaseException | None = None,

@@ -46,9 +46,12 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
             1 MiB when None).
         fast: Offered each ``tools/call`` request first, as its decoded JSON, in a task of
             its own; its reply line is written as it is, and a call it declines (None) goes
-            to the SDK's server as every other message does.
-        in_flight: Calls ``fast`` runs at once; the next waits for one to end (reading
-            waits with it, so a host that floods is slowed, never buffered without end).
+            to the SDK's server as every other message does. A host's
+            ``notifications/cancelled`` for a call it is answering cancels that task, and
+            the call is not answered (as the SDK does for the calls it answers).
+        in_flight: Calls ``fast`` runs at once. As many more wait for a place while reading
+            goes on (a ``ping`` or a cancel behind them is read and acted on); past that,
+            reading waits too, so a host that floods is slowed, never buffered without end.
 
     Raises:
         ConfigError: ``WORKBENCH_HTTP_MAX_REQUEST`` is not a whole number above 0.
@@ -83,21 +86,37 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
             jsonrpc="2.0", id=json.loads(found.group(1)), error=error)))
 
     slots = anyio.Semaphore(in_flight)
+    admitted = anyio.Semaphore(2 * in_flight)
+    # The calls ``fast`` has in hand, by request id (with its type: 1 is not "1").
+    answering: dict[tuple[str, Any], Any] = {}
 
     async def deliver(line: bytes) -> None:
         line = line.strip()
         if not line:
             return
-        if fast is not None and b'"tools/call"' in line:
+        if fast is not None and (b'"tools/call"' in line or b'"notifications/cancelled"' in line):
             try:
                 request = json.loads(line)
             except ValueError:
                 request = None  # the SDK's transport says what is wrong with it
-            if isinstance(request, dict) and request.get("method") == "tools/call":
-                await slots.acquire()
+            method = request.get("method") if isinstance(request, dict) else None
+            if method == "tools/call":
+                await admitted.acquire()
                 tasks.start_soon(answer, request, line)
                 return
+            if method == "notifications/cancelled" and _cancel(request):
+                return
         await to_sdk(line)
+
+    def _cancel(notice: dict[str, Any]) -> bool:
+        """Cancel the call ``notice`` names if ``fast`` has it in hand (else the SDK may)."""
+        params = notice.get("params")
+        mid = params.get("requestId") if isinstance(params, dict) else None
+        scope = answering.get((type(mid).__name__, mid)) if type(mid) in (str, int) else None
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
 
     async def to_sdk(line: bytes) -> None:
         try:
@@ -108,22 +127,36 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
         await to_server.send(message)
 
     async def answer(request: dict[str, Any], line: bytes) -> None:
+        mid = request.get("id")
+        key = (type(mid).__name__, mid)
+        reply: bytes | None = b""
         try:
             assert fast is not None
-            try:
-                reply = await fast(request)
-            except Exception as exc:  # answered as the SDK answers a handler that raised,
-                # never handed on as well: the call may have been recorded or sent already
-                reply = _internal_error(request.get("id"), exc)
+            with anyio.CancelScope() as scope:
+                # A second call with an id in hand is the SDK's to refuse or answer.
+                if key not in answering:
+                    answering[key] = scope
+                    try:
+                        async with slots:
+                            try:
+                                reply = await fast(request)
+                            except Exception as exc:  # answered as the SDK answers a
+                                # handler that raised, never handed on as well: the call
+                                # may have been recorded or sent already
+                                reply = _internal_error(mid, exc)
+                    finally:
+                        del answering[key]
+                else:
+                    reply = None
             if reply is None:
                 await to_sdk(line)
-            elif reply:
+            elif reply:  # (nothing, when the host cancelled it)
                 with contextlib.suppress(OSError):  # the host went away: nobody to answer
                     await write_bytes(reply)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # the host closed stdin and the server stopped: nothing to hand on
         finally:
-            slots.release()
+            admitted.release()
 
     read_chunk = await _reader(source)
     write_bytes = await _writer(sink)
