@@ -14,8 +14,8 @@ import asyncio
 import json
 import signal
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
