@@ -75,9 +75,13 @@ class TestCatalogue:
                  "FAVOUR": lexicon.FAVOUR, "SECRET": lexicon.SECRET}
         plain = {"path", "dest", "generic"}
         assert gates._OPENERS == frozenset(plain).union(*(v.triggers for v in vocab.values()))
-        assert (gates._OPENERS, gates._OPENERS_BOTH) == openers(
+        assert (gates._OPENERS, gates._OPENERS_BOTH, gates._OPENED_BY) == openers(
             {**vocab, "TRANSFER": lexicon.TRANSFER, "PRIORITY": lexicon.PRIORITY,
              "NAMED_TOOL_HOOK": lexicon.NAMED_TOOL_HOOK, "NAMED_TOOL_ANY": lexicon.NAMED_TOOL_ANY})
+        # Each trigger of a vocabulary that opens a rule alone leads to that vocabulary.
+        for name, vocabulary in vocab.items():
+            assert all(vocabulary in gates._OPENED_BY[t] for t in vocabulary.triggers
+                       if t not in plain), name
         # ADDRESS+TRANSFER and FAVOUR+TRANSFER are covered by ADDRESS and FAVOUR alone.
         assert gates._OPENERS_BOTH == {
             "hook": (lexicon.NAMED_TOOL_ANY, lexicon.NAMED_TOOL_HOOK),

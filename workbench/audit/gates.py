@@ -213,16 +213,26 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
 # A gate that opens a rule only beside a vocabulary (an imperative only through a transfer
 # or a claim to priority, a hyphenated name only in a hook) is checked with it: most texts
 # hold a hyphen or an imperative verb, few a hook.
-_OPENERS, _OPENERS_BOTH = openers({name: value for module in (lex, ud)
-                                   for name, value in vars(module).items()
-                                   if isinstance(value, Gated)})
+_OPENERS, _OPENERS_BOTH, _OPENED_BY = openers({name: value for module in (lex, ud)
+                                               for name, value in vars(module).items()
+                                               if isinstance(value, Gated)})
 _BOTH_GATES = frozenset(_OPENERS_BOTH)
 
 
 def opens(gates: set[str]) -> bool:
-    """Whether a reading block of ``text.read_text`` may find something behind ``gates``."""
+    """Whether a reading block of ``text.read_text`` may find something behind ``gates``.
+
+    A trigger opens a vocabulary's rule only with the rest of that rule's triggers (``we``
+    and ``appreciate``): most texts that hold one trigger hold no whole rule's.
+    """
     if not gates.isdisjoint(_OPENERS):
-        return True
+        for trigger in _OPENERS.intersection(gates):
+            vocabularies = _OPENED_BY.get(trigger)
+            if vocabularies is None:
+                return True  # a plain gate: its block looks for itself
+            for vocabulary in vocabularies:
+                if vocabulary.opened(gates):
+                    return True
     if _BOTH_GATES.isdisjoint(gates):
         return False
     return any(vocabulary.opened(gates) for gate in _BOTH_GATES & gates

@@ -176,7 +176,8 @@ def rule(rule_id: str) -> Rule:
     return found
 
 
-def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], dict[str, tuple[Any, ...]]]:
+def openers(gated: Mapping[str, Any]
+            ) -> tuple[frozenset[str], dict[str, tuple[Any, ...]], dict[str, tuple[Any, ...]]]:
     """What may open one of the sentence-reading rules, from their ``opens_on``.
 
     Args:
@@ -185,9 +186,12 @@ def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], dict[str, tuple[A
             ``+``.
 
     Returns:
-        Every gate and trigger that opens a rule alone, and, for each gate or trigger that
-        opens one only beside a vocabulary, those vocabularies (a sentence holding the gate
-        and opening the vocabulary). A vocabulary stands for its triggers.
+        Every gate and trigger that opens a rule alone; for each gate or trigger that opens
+        one only beside a vocabulary, those vocabularies (a sentence holding the gate and
+        opening the vocabulary); and for each trigger of a vocabulary that opens a rule
+        alone, the vocabularies it belongs to (a sentence opens the rule only when it holds
+        the rest of that rule's triggers too; a plain gate is not in this map). A
+        vocabulary stands for its triggers.
     """
 
     def triggers(name: str) -> frozenset[str]:
@@ -195,6 +199,8 @@ def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], dict[str, tuple[A
 
     alone: set[str] = set()
     both: dict[str, set[str]] = {}
+    plain: set[str] = set()
+    of: dict[str, set[str]] = {}
     for r in RULES.values():
         for name in r.opens_on:
             if "+" in name:
@@ -203,8 +209,15 @@ def openers(gated: Mapping[str, Any]) -> tuple[frozenset[str], dict[str, tuple[A
                     both.setdefault(gate, set()).add(vocabulary)
             else:
                 alone.update(triggers(name))
-    return frozenset(alone), {g: tuple(gated[v] for v in sorted(vs))
-                              for g, vs in sorted(both.items()) if g not in alone}
+                if name in gated:
+                    for trigger in triggers(name):
+                        of.setdefault(trigger, set()).add(name)
+                else:
+                    plain.add(name)
+    return (frozenset(alone), {g: tuple(gated[v] for v in sorted(vs))
+                               for g, vs in sorted(both.items()) if g not in alone},
+            {t: tuple(gated[v] for v in sorted(vs)) for t, vs in sorted(of.items())
+             if t not in plain})
 
 
 def _shown(example: Example) -> str:
