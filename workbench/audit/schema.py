@@ -19,11 +19,11 @@ from typing import Any
 
 from workbench.audit.claims import check_claims, check_hints
 from workbench.audit.context import words_of
+from workbench.audit.excuses import mentions_user_data
 from workbench.audit.match import CaseBlind, compiled
 from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, is_map, name_words, walk
 from workbench.audit.rules import Rule
 from workbench.audit.rules import schema as R
-from workbench.audit.text import mentions_user_data
 
 __all__ = ["REFERENCE_NAME", "check_schema", "phantom_params"]
 

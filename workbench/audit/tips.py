@@ -23,11 +23,11 @@ import re
 
 from workbench.audit import lexicon as lex
 from workbench.audit.context import ToolContext, sentences, tokenised, words_of
+from workbench.audit.excuses import plain_name_counts
 from workbench.audit.names import foreign_names_in
 from workbench.audit.params import stems
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
-from workbench.audit.text import plain_name_counts
 
 __all__ = ["read_tips"]
 
