@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from gateway_helpers import FLAKY, gateway_argv, gateway_env, kinds, write_config
+from gateway_helpers import FLAKY, gateway_argv, gateway_env, kinds, ledger_lines, write_config
 from mcp_helpers import free_port, wait_for_port
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
@@ -100,3 +100,44 @@ class TestStreamableHttpRules:
     def test_nothing_refused_here_reached_the_ledger_as_a_call(self, served):
         _, ledger, _ = served
         assert "tool.called" not in kinds(ledger)
+
+
+class TestAHostThatCancelsOverHttp:
+    def test_a_call_the_client_gives_up_on_is_recorded_as_cancelled(self, tmp_path):
+        """The SDK's client sends ``notifications/cancelled`` when its caller gives up; the
+        gateway's SDK server cancels the call, and the ledger keeps it (the server had it)."""
+        import anyio
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        config = write_config(tmp_path, servers=[{"name": "flaky",
+                                                  "command": f"{sys.executable} {FLAKY}"}],
+                              grants=["echo", "sleep"])
+        port = free_port()
+        ledger = tmp_path / "gw.jsonl"
+        proc = subprocess.Popen([*gateway_argv(config, ledger, "--approve", "*"),
+                                 "--http", str(port)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=gateway_env())
+
+        async def host() -> dict:
+            url = f"http://127.0.0.1:{port}/mcp"
+            async with Client(streamable_http_client(url), mode="legacy",
+                              read_timeout_seconds=60) as client:
+                with anyio.move_on_after(1.5):
+                    await client.call_tool("sleep", {"seconds": 30})
+                await anyio.sleep(0.5)  # the client's cancel reaches the gateway
+                result = await client.call_tool("echo", {"text": "on"})
+                return result.structured_content
+
+        try:
+            wait_for_port(port, proc, timeout=60)
+            answered = anyio.run(host)
+            called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(30)
+        assert answered == {"text": "on"}
+        # On the ledger before the gateway stopped: the host's cancel, not the stop.
+        assert [e["payload"]["tool"] for e in called] == ["sleep", "echo"]
+        assert called[0]["payload"]["error"]["kind"] == "cancelled"
+
