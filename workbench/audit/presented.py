@@ -170,15 +170,20 @@ def _excuse(title: str, hints: Mapping[str, Any]) -> tuple[int, int, str] | None
 
 
 def check_presented(tool: Mapping[str, Any], texts: Sequence[tuple[str, str]],
-                    props: Mapping[str, Any], tools: frozenset[str]) -> _Out:
+                    props: Mapping[str, Any], tools: frozenset[str],
+                    table: Table | None = None) -> _Out:
     """The three checks over ``texts`` (``(field, text)`` of the title and description).
 
     ``props`` are the schema's properties, ``tools`` the names of every tool offered (a
-    backticked tool name is no parameter).
+    backticked tool name is no parameter); ``table`` is ``tuple(walk(props))`` when the
+    caller has walked it already.
     """
     out: _Out = []
-    table: Table = tuple(walk(props)) if props else ()
+    if table is None:
+        table = tuple(walk(props)) if props else ()
     known = frozenset(p for _, p, _ in table) | frozenset(p.lower() for _, p, _ in table)
+    # A claim can go against a default only where a parameter has one.
+    defaults = tuple(row for row in table if is_map(row[2]) and "default" in row[2])
     hints = tool.get("annotations")
     hints = hints if is_map(hints) else {}
     presented = against = excused = False
@@ -191,8 +196,8 @@ def check_presented(tool: Mapping[str, Any], texts: Sequence[tuple[str, str]],
                 out.append((R.PRESENTED, "warning", field, start, end,
                             f"presents {name!r} as a parameter, but the schema has no such "
                             "parameter", text))
-        if not against and table:
-            claim = _against_default(text, table)
+        if not against and defaults:
+            claim = _against_default(text, defaults)
             if claim is not None:
                 against = True
                 out.append((R.CLAIM_AGAINST_DEFAULT, "warning", field, *claim, text))

@@ -21,7 +21,7 @@ from workbench.audit.claims import check_claims, check_hints
 from workbench.audit.context import words_of
 from workbench.audit.excuses import mentions_user_data
 from workbench.audit.match import CaseBlind, compiled
-from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, is_map, name_words, walk
+from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, Table, is_map, name_words, walk
 from workbench.audit.rules import Rule
 from workbench.audit.rules import schema as R
 
@@ -238,16 +238,19 @@ _HINT_RULES = {"readOnlyHint": R.HINT_READ_ONLY, "openWorldHint": R.HINT_CLOSED_
 
 def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, Any],
                  purpose_text: str, siblings: frozenset[str] = frozenset(),
+                 table: Table | None = None,
                  ) -> list[tuple[Rule, str, str, int, int, str, str]]:
     """Cross-check one tool: ``(rule, severity, field, start, end, reason, text)`` each.
 
     ``purpose_text`` is the tool's name and title: what the tool says it is for.
     ``siblings`` are the names of the server's other tools: a claim in a sentence that names
-    one ("prefer query, which runs read-only") is about that tool, not this one.
+    one ("prefer query, which runs read-only") is about that tool, not this one. ``table``
+    is ``tuple(walk(props))`` when the caller has walked it already.
     """
     out: list[tuple[Rule, str, str, int, int, str, str]] = []
     said: set[str] | None = None  # computed only when a parameter looks like a sink
-    table = tuple(walk(props))
+    if table is None:
+        table = tuple(walk(props))
     for path, param, schema in table:
         if not is_map(schema):
             continue

@@ -87,7 +87,7 @@ from workbench.audit.hidden import (
     model_view,
 )
 from workbench.audit.languages import read_foreign
-from workbench.audit.params import NESTING, is_map
+from workbench.audit.params import NESTING, is_map, walk
 from workbench.audit.presented import check_presented
 from workbench.audit.rules import Rule, names
 from workbench.audit.schema import REFERENCE_NAME, check_schema, phantom_params
@@ -431,9 +431,10 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         for rule, severity, start, end, reason in found:
             add(rule, severity, field, excerpt(shown, start, end), reason,
                 *((start, end) if shown == text else (-1, -1)))
-    checked = check_schema(tool, description, props, f"{name} {title}", mine)
+    table = tuple(walk(props))
+    checked = check_schema(tool, description, props, f"{name} {title}", mine, table)
     done = {(rule.code, field) for rule, _, field, *_ in checked}
-    checked += [c for c in check_presented(tool, claimed, props, every or mine | foreign)
+    checked += [c for c in check_presented(tool, claimed, props, every or mine | foreign, table)
                 if (c[0].code, c[2]) not in done]
     for rule, severity, field, start, end, reason, text in checked:
         evidence = excerpt(text, start, end) if start >= 0 else visible(text)[:200]
