@@ -62,6 +62,13 @@ class RawHost:
         self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
         self.proc.stdin.flush()
 
+    def ready(self) -> None:
+        """The handshake and a ``tools/list``: the SDK has answered a tools request, so the
+        loop knows the session's version and answers plain calls from here on."""
+        self.send(INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": "ready",
+                                            "method": "tools/list"})
+        self.answers({1, "ready"})
+
     def answers(self, ids: set[Any]) -> dict[Any, dict[str, Any]]:
         """Read until every id in ``ids`` is answered (notifications are skipped)."""
         assert self.proc.stdout is not None
@@ -125,9 +132,7 @@ class TestTheSameAnswer:
         ledger = tmp_path / "gw.jsonl"
         host = RawHost(flaky_config, ledger, "--approve", "*")
         try:
-            host.send(INITIALIZE, INITIALIZED, {"jsonrpc": "2.0", "id": 2,
-                                                "method": "tools/list"})
-            host.answers({1, 2})
+            host.ready()
             host.send(*(call(100 + i, "sleep", {"seconds": 0.05 * (i % 4)})
                         for i in range(24)))
             found = host.answers({100 + i for i in range(24)})
@@ -243,9 +248,6 @@ def ping(mid: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": mid, "method": "ping"}
 
 
-# A session's version is known to the loop once the SDK has answered a tools request.
-LIST = {"jsonrpc": "2.0", "id": "warm", "method": "tools/list"}
-
 
 class TestAHostThatCancels:
     """A host's ``notifications/cancelled`` stops the call and the ledger still records it.
@@ -266,8 +268,7 @@ class TestAHostThatCancels:
                 host.send(INITIALIZE, INITIALIZED, call("slow", "sleep", {"seconds": 30}))
                 host.answers({1})
             else:
-                host.send(INITIALIZE, INITIALIZED, LIST)
-                host.answers({1, "warm"})
+                host.ready()
                 host.send(call("slow", "sleep", {"seconds": 30}))
             _wait_for_the_call()
             host.send(cancel("slow"), ping("after"), call("next", "echo", {"text": "on"}))
@@ -287,8 +288,7 @@ class TestAHostThatCancels:
         ledger = tmp_path / "gw.jsonl"
         host = RawHost(flaky_config, ledger, "--approve", "*")
         try:
-            host.send(INITIALIZE, INITIALIZED, LIST)
-            host.answers({1, "warm"})
+            host.ready()
             # One more than the 32 the loop runs at once: the 33rd must wait, not the ping.
             host.send(*(call(100 + i, "sleep", {"seconds": 10}) for i in range(33)))
             host.send(ping("busy"))
