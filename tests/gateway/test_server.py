@@ -115,6 +115,34 @@ class TestApprovalThroughTheHost:
                                                                                  "no answer")
         assert "within 1 s" in answer["payload"]["detail"]
 
+    def test_a_call_cancelled_while_the_person_is_asked_is_refused_on_the_ledger(
+            self, flaky_config, tmp_path):
+        """The host gives up on a call whose approval is pending: the question is dropped,
+        the call is refused and recorded as not answered (it left no record before), and
+        the next call goes on at once."""
+        ledger = tmp_path / "gw.jsonl"
+        host = Host(gateway_argv(flaky_config, ledger))
+        host.answers = ["away"]  # the person never answers
+
+        async def main():
+            async with host.session() as client:
+                with anyio.move_on_after(1.5):
+                    await client.call_tool("echo", {"text": "still there?"})
+                started = time.monotonic()
+                result = await client.call_tool("whoami", {})  # needs approval: declined
+                return result, time.monotonic() - started
+
+        result, took = anyio.run(main)
+        assert result.is_error  # the queued answer for whoami is "decline"
+        assert took < 20, f"the next call took {took:.0f} s"  # not the 300 s approval wait
+        events = ledger_lines(ledger)
+        denied = [e["payload"] for e in events if e["kind"] == "tool.denied"]
+        assert [d["tool"] for d in denied][:1] == ["echo"]
+        answered = [e["payload"] for e in events if e["kind"] == "approval.answered"]
+        assert answered[0]["answer"] == "no answer"
+        assert "cancelled" in answered[0]["detail"]
+        assert JsonlLedgerStore.verify(ledger).complete
+
     def test_a_host_that_cannot_ask_gets_a_refusal_on_the_ledger(self, flaky_config,
                                                                    tmp_path):
         ledger = tmp_path / "gw.jsonl"

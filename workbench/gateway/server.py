@@ -248,6 +248,12 @@ class GatewayServer:
                                                        related_request_id=request_id)
             except TimeoutError:
                 return Answer(False, "no answer", f"nobody answered within {wait:g} s")
+            except anyio.get_cancelled_exc_class():
+                # The host gave up on the call (or the gateway is stopping) while its person
+                # was asked: a no, so the refusal is recorded; the call's own task is still
+                # cancelled at its next await, and nothing is answered.
+                return Answer(False, "no answer", "the call was cancelled before the person "
+                                                  "answered")
             except Exception as exc:  # the host failed to ask: a no, never a crash
                 return Answer(False, "no answer", f"the host could not ask: "
                                                   f"{type(exc).__name__}: {exc}")
