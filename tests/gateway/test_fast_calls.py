@@ -301,6 +301,28 @@ class TestAHostThatCancels:
         assert waited < 5, f"the ping waited {waited:.1f} s behind 33 calls"
 
 
+    def test_a_host_that_floods_is_slowed_not_buffered(self, flaky_config: Path,
+                                                       tmp_path: Path) -> None:
+        """Past 32 running and 32 waiting, reading waits: the 65th call and the ping behind
+        it are read only once a call has ended, and every call is still answered once."""
+        ledger = tmp_path / "gw.jsonl"
+        host = RawHost(flaky_config, ledger, "--approve", "*")
+        try:
+            host.ready()
+            host.send(*(call(100 + i, "sleep", {"seconds": 4}) for i in range(65)))
+            host.send(ping("behind"))
+            started = time.monotonic()
+            found = host.answers({"behind"})
+            waited = time.monotonic() - started
+            found.update(host.answers({100 + i for i in range(65)} - set(found)))
+        finally:
+            assert host.close() == 0
+        assert waited >= 3, f"the ping was read after {waited:.1f} s: nothing held the flood"
+        assert all(not found[100 + i]["result"]["isError"] for i in range(65))
+        called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
+        assert len(called) == 65
+
+
 def _wait_for_the_call() -> None:
     """Give the gateway time to check the call and send it on (it records at the answer)."""
     time.sleep(1.0)
