@@ -126,8 +126,12 @@ class TestApprovalThroughTheHost:
 
         async def main():
             async with host.session() as client:
-                with anyio.move_on_after(1.5):
-                    await client.call_tool("echo", {"text": "still there?"})
+                async with anyio.create_task_group() as calls:
+                    calls.start_soon(client.call_tool, "echo", {"text": "still there?"})
+                    with anyio.fail_after(60):
+                        while not host.asked:  # the person is being asked: now give up
+                            await anyio.sleep(0.05)
+                    calls.cancel_scope.cancel()
                 started = time.monotonic()
                 result = await client.call_tool("whoami", {})  # needs approval: declined
                 return result, time.monotonic() - started
