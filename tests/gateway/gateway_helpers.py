@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -82,6 +83,17 @@ def gateway_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MCP_SERVERS", "MCP_ORACLE")}
     env["PYTHONPATH"] = str(REPO)
     return env
+
+
+def wait_until_called(log: Path, tool: str, timeout: float = 60) -> None:
+    """Until the flaky server's request log (``FLAKY_LOG``) shows a call of ``tool``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and any(json.loads(line).get("tool") == tool
+                                for line in log.read_text().splitlines() if line.strip()):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{tool!r} never reached the server in {timeout:g} s")
 
 
 def ledger_lines(path: Path) -> list[dict[str, Any]]:

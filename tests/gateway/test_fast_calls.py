@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_helpers import FLAKY, gateway_argv, gateway_env, ledger_lines, write_config
+from gateway_helpers import (
+    FLAKY,
+    gateway_argv,
+    gateway_env,
+    ledger_lines,
+    wait_until_called,
+    write_config,
+)
 from mcp_helpers import free_port, wait_for_port
 
 from workbench.engine.ledger import JsonlLedgerStore
@@ -260,9 +267,12 @@ class TestAHostThatCancels:
 
     @pytest.mark.parametrize("first", [True, False], ids=["sdk", "loop"])
     def test_a_cancelled_call_is_recorded_and_not_answered(
-            self, flaky_config: Path, tmp_path: Path, first: bool) -> None:
-        ledger = tmp_path / "gw.jsonl"
-        host = RawHost(flaky_config, ledger, "--approve", "*")
+            self, tmp_path: Path, first: bool) -> None:
+        ledger, log = tmp_path / "gw.jsonl", tmp_path / "flaky.log"
+        config = write_config(tmp_path, servers=[{
+            "name": "flaky", "command": f"env FLAKY_LOG={log} {sys.executable} {FLAKY}"}],
+            grants=GRANTS)
+        host = RawHost(config, ledger, "--approve", "*")
         try:
             if first:  # sent with the handshake: the SDK answers (and cancels) it
                 host.send(INITIALIZE, INITIALIZED, call("slow", "sleep", {"seconds": 30}))
@@ -270,7 +280,7 @@ class TestAHostThatCancels:
             else:
                 host.ready()
                 host.send(call("slow", "sleep", {"seconds": 30}))
-            _wait_for_the_call()
+            wait_until_called(log, "sleep")  # the server has it: now the host gives up
             host.send(cancel("slow"), ping("after"), call("next", "echo", {"text": "on"}))
             found = host.answers({"after", "next"})
         finally:
@@ -322,7 +332,3 @@ class TestAHostThatCancels:
         called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
         assert len(called) == 65
 
-
-def _wait_for_the_call() -> None:
-    """Give the gateway time to check the call and send it on (it records at the answer)."""
-    time.sleep(1.0)

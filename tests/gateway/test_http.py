@@ -17,7 +17,15 @@ import sys
 import time
 
 import pytest
-from gateway_helpers import FLAKY, gateway_argv, gateway_env, kinds, ledger_lines, write_config
+from gateway_helpers import (
+    FLAKY,
+    gateway_argv,
+    gateway_env,
+    kinds,
+    ledger_lines,
+    wait_until_called,
+    write_config,
+)
 from mcp_helpers import free_port, wait_for_port
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
@@ -110,9 +118,10 @@ class TestAHostThatCancelsOverHttp:
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
 
-        config = write_config(tmp_path, servers=[{"name": "flaky",
-                                                  "command": f"{sys.executable} {FLAKY}"}],
-                              grants=["echo", "sleep"])
+        log = tmp_path / "flaky.log"
+        config = write_config(tmp_path, servers=[{
+            "name": "flaky", "command": f"env FLAKY_LOG={log} {sys.executable} {FLAKY}"}],
+            grants=["echo", "sleep"])
         port = free_port()
         ledger = tmp_path / "gw.jsonl"
         proc = subprocess.Popen([*gateway_argv(config, ledger, "--approve", "*"),
@@ -123,8 +132,11 @@ class TestAHostThatCancelsOverHttp:
             url = f"http://127.0.0.1:{port}/mcp"
             async with Client(streamable_http_client(url), mode="legacy",
                               read_timeout_seconds=60) as client:
-                with anyio.move_on_after(1.5):
-                    await client.call_tool("sleep", {"seconds": 30})
+                async with anyio.create_task_group() as calls:
+                    calls.start_soon(client.call_tool, "sleep", {"seconds": 30})
+                    # The server has the call: now the client gives up on it.
+                    await anyio.to_thread.run_sync(wait_until_called, log, "sleep")
+                    calls.cancel_scope.cancel()
                 await anyio.sleep(0.5)  # the client's cancel reaches the gateway
                 result = await client.call_tool("echo", {"text": "on"})
                 return result.structured_content
