@@ -21,6 +21,7 @@ from workbench.audit import user_data as ud
 from workbench.audit.context import ToolContext, words_of
 from workbench.audit.gates import gates_of
 from workbench.audit.match import CaseBlind, compiled, rx
+from workbench.audit.params import VERB_SPLIT
 
 __all__ = ["a_kind", "asks_contents", "exposes", "in_quotes", "kept_elsewhere", "listed",
            "mentions_user_data", "names_own_param", "negated", "not_asked", "own", "own_input",
@@ -321,7 +322,6 @@ def own(words: frozenset[str], ctx: ToolContext, sentence: str = "",
 # What a possessive names: "the user's own username" -> username.
 _POSSESSED = re.compile(r"(?:\b([A-Za-z]+))?(?:'s|s'|’s)\s+(?:(?:own|full|real|legal|current)\s+)?"
                         r"([A-Za-z_]\w*)")
-_NAME_PARTS = re.compile(r"[_\-.]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
 def own_input(sentence: str, personal: re.Match[str], ctx: ToolContext) -> bool:
@@ -340,7 +340,7 @@ def own_input(sentence: str, personal: re.Match[str], ctx: ToolContext) -> bool:
     for param in ctx.params:
         if param.lower() in said:
             return True
-        parts = [w.lower() for w in _NAME_PARTS.split(param) if w]
+        parts = [w.lower() for w in VERB_SPLIT.split(param) if w]
         if owner and len(parts) > 1 and parts[-1] in said and owner.rstrip("s") in {
                 w.rstrip("s") for w in parts[:-1]}:
             return True
