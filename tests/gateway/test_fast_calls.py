@@ -11,11 +11,13 @@ and compares the two answers and the two ledger events. The in-process tests pin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +96,18 @@ class RawHost:
         return self.proc.wait(30)
 
 
+@contextlib.contextmanager
+def ready_host(config: Path, ledger: Path) -> Iterator[RawHost]:
+    """A raw host that approves everything, past :meth:`RawHost.ready`; it must close
+    cleanly (exit 0) at the end."""
+    host = RawHost(config, ledger, "--approve", "*")
+    try:
+        host.ready()
+        yield host
+    finally:
+        assert host.close() == 0
+
+
 def sdk_then_loop(config: Path, ledger: Path, request: dict[str, Any]) -> tuple[dict, dict]:
     """The answers to ``request`` sent twice: first the SDK's, then the loop's."""
     host = RawHost(config, ledger, "--approve", "*")
@@ -137,14 +151,10 @@ class TestTheSameAnswer:
     def test_many_calls_in_flight_are_each_answered_once_and_recorded(
             self, flaky_config: Path, tmp_path: Path) -> None:
         ledger = tmp_path / "gw.jsonl"
-        host = RawHost(flaky_config, ledger, "--approve", "*")
-        try:
-            host.ready()
+        with ready_host(flaky_config, ledger) as host:
             host.send(*(call(100 + i, "sleep", {"seconds": 0.05 * (i % 4)})
                         for i in range(24)))
             found = host.answers({100 + i for i in range(24)})
-        finally:
-            assert host.close() == 0
         assert all(not reply["result"]["isError"] for reply in found.values())
         called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
         assert len(called) == 24
@@ -296,9 +306,7 @@ class TestAHostThatCancels:
     def test_a_ping_is_answered_while_calls_wait_for_a_place(
             self, flaky_config: Path, tmp_path: Path) -> None:
         ledger = tmp_path / "gw.jsonl"
-        host = RawHost(flaky_config, ledger, "--approve", "*")
-        try:
-            host.ready()
+        with ready_host(flaky_config, ledger) as host:
             # One more than the 32 the loop runs at once: the 33rd must wait, not the ping.
             host.send(*(call(100 + i, "sleep", {"seconds": 10}) for i in range(33)))
             host.send(ping("busy"))
@@ -306,27 +314,20 @@ class TestAHostThatCancels:
             host.answers({"busy"})
             waited = time.monotonic() - started
             host.send(*(cancel(100 + i) for i in range(33)))
-        finally:
-            assert host.close() == 0
         assert waited < 5, f"the ping waited {waited:.1f} s behind 33 calls"
-
 
     def test_a_host_that_floods_is_slowed_not_buffered(self, flaky_config: Path,
                                                        tmp_path: Path) -> None:
         """Past 32 running and 32 waiting, reading waits: the 65th call and the ping behind
         it are read only once a call has ended, and every call is still answered once."""
         ledger = tmp_path / "gw.jsonl"
-        host = RawHost(flaky_config, ledger, "--approve", "*")
-        try:
-            host.ready()
+        with ready_host(flaky_config, ledger) as host:
             host.send(*(call(100 + i, "sleep", {"seconds": 4}) for i in range(65)))
             host.send(ping("behind"))
             started = time.monotonic()
             found = host.answers({"behind"})
             waited = time.monotonic() - started
             found.update(host.answers({100 + i for i in range(65)} - set(found)))
-        finally:
-            assert host.close() == 0
         assert waited >= 3, f"the ping was read after {waited:.1f} s: nothing held the flood"
         assert all(not found[100 + i]["result"]["isError"] for i in range(65))
         called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
