@@ -333,3 +333,38 @@ class TestAHostThatCancels:
         called = [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]
         assert len(called) == 65
 
+
+
+class TestAHostThatSendsBadIds:
+    """JSON-RPC ids are strings or numbers; a host may send anything. A call whose id is
+    an object, a list, null or a boolean is the SDK's to refuse, and the session goes on."""
+
+    @pytest.mark.parametrize("bad", [{}, [1], None, True, 1.5],
+                             ids=["object", "list", "null", "bool", "float"])
+    def test_a_call_with_a_bad_id_does_not_stop_the_gateway(
+            self, flaky_config: Path, tmp_path: Path, bad: Any) -> None:
+        ledger = tmp_path / "gw.jsonl"
+        with ready_host(flaky_config, ledger) as host:
+            host.send(call(bad, "echo", {"text": "bad id"}), ping("after"),
+                      call("next", "echo", {"text": "on"}))
+            found = host.answers({"after", "next"})
+        assert found["next"]["result"]["structuredContent"] == {"text": "on"}
+        assert JsonlLedgerStore.verify(ledger).complete
+
+    def test_a_cancel_in_the_same_read_as_its_call_stops_it(self, tmp_path: Path) -> None:
+        """The call and its cancel in one write: the call never reaches the server and is
+        not answered, and a later call with the same id is answered as a new call."""
+        ledger, log = tmp_path / "gw.jsonl", tmp_path / "flaky.log"
+        config = write_config(tmp_path, servers=[{
+            "name": "flaky", "command": f"env FLAKY_LOG={log} {sys.executable} {FLAKY}"}],
+            grants=GRANTS)
+        with ready_host(config, ledger) as host:
+            host.send(call("slow", "sleep", {"seconds": 30}), cancel("slow"), ping("after"))
+            found = host.answers({"after"})
+            host.send(call("slow", "echo", {"text": "again"}))
+            found.update(host.answers({"slow"}))
+        assert found["slow"]["result"]["structuredContent"] == {"text": "again"}
+        assert "sleep" not in log.read_text(), "the cancelled call was sent upstream"
+        called = [e["payload"]["tool"] for e in ledger_lines(ledger)
+                  if e["kind"] == "tool.called"]
+        assert called == ["echo"]

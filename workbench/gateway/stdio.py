@@ -100,9 +100,15 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
             except ValueError:
                 request = None  # the SDK's transport says what is wrong with it
             method = request.get("method") if isinstance(request, dict) else None
-            if method == "tools/call":
+            mid = request.get("id") if method == "tools/call" else None
+            # Only a call with a string or integer id that is not in hand already is the
+            # loop's; any other (an object, a list, a repeat) is the SDK's to refuse.
+            key = (type(mid).__name__, mid) if type(mid) in (str, int) else None
+            if key is not None and key not in answering:
                 await admitted.acquire()
-                tasks.start_soon(answer, request, line)
+                # In hand from here, before its task starts: a cancel read next finds it.
+                answering[key] = scope = anyio.CancelScope()
+                tasks.start_soon(answer, request, line, key, scope)
                 return
             if method == "notifications/cancelled" and _cancel(request):
                 return
@@ -126,28 +132,22 @@ async def bounded_stdio(max_request: int | None = None, *, fast: FastCall | None
             message = exc
         await to_server.send(message)
 
-    async def answer(request: dict[str, Any], line: bytes) -> None:
-        mid = request.get("id")
-        key = (type(mid).__name__, mid)
+    async def answer(request: dict[str, Any], line: bytes, key: tuple[str, Any],
+                     scope: Any) -> None:
         reply: bytes | None = b""
         try:
             assert fast is not None
-            with anyio.CancelScope() as scope:
-                # A second call with an id in hand is the SDK's to refuse or answer.
-                if key not in answering:
-                    answering[key] = scope
-                    try:
-                        async with slots:
-                            try:
-                                reply = await fast(request)
-                            except Exception as exc:  # answered as the SDK answers a
-                                # handler that raised, never handed on as well: the call
-                                # may have been recorded or sent already
-                                reply = _internal_error(mid, exc)
-                    finally:
-                        del answering[key]
-                else:
-                    reply = None
+            with scope:  # (cancelled already, when the host's cancel came in the same read)
+                try:
+                    async with slots:
+                        try:
+                            reply = await fast(request)
+                        except Exception as exc:  # answered as the SDK answers a handler
+                            # that raised, never handed on as well: the call may have been
+                            # recorded or sent already
+                            reply = _internal_error(key[1], exc)
+                finally:
+                    del answering[key]
             if reply is None:
                 await to_sdk(line)
             elif reply:  # (nothing, when the host cancelled it)
