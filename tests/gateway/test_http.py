@@ -109,6 +109,28 @@ class TestStreamableHttpRules:
         _, ledger, _ = served
         assert "tool.called" not in kinds(ledger)
 
+    @pytest.mark.parametrize("bad", [{}, [1], True], ids=["object", "list", "bool"])
+    def test_a_call_with_a_bad_id_is_refused_and_the_session_goes_on(self, served, bad):
+        port, ledger, _ = served
+        before = kinds(ledger).count("tool.called")
+        opened = post(port, json.dumps(INITIALIZE).encode())
+        session = opened.getheader("mcp-session-id")
+        opened.read()
+        headers = {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+        post(port, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}
+                              ).encode(), **headers).read()
+        refused = post(port, json.dumps({"jsonrpc": "2.0", "id": bad, "method": "tools/call",
+                                         "params": {"name": "echo"}}).encode(), **headers)
+        refused.read()
+        assert refused.status in (202, 400)  # the SDK reads it as a notification: no answer
+        answered = post(port, json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                          "params": {"name": "echo", "arguments": {
+                                              "text": "on"}}}).encode(), **headers)
+        body = answered.read().decode()
+        assert answered.status == 200
+        assert '"on"' in body
+        assert kinds(ledger).count("tool.called") == before + 1  # the echo, and only it
+
 
 class TestAHostThatCancelsOverHttp:
     def test_a_call_the_client_gives_up_on_is_recorded_as_cancelled(self, tmp_path):
