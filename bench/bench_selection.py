@@ -14,6 +14,9 @@ Speed: 1,000 tools x 1,000 queries. bm25 (index included; target <= 1 s); e5 and
 cold (nothing cached), with the tool cache warm (new queries), and all warm (the same
 queries again: an A/B or a live score). The baseline beside each is one query.
 
+Threads: the encoder's default thread count against one thread, on free cores and with
+both cores kept busy (it must never be slower: threads that spin thrash a busy machine).
+
 Live score: the SurfaceEditor's score after a one-tool edit on watch-house (target
 <= 0.5 s), with the best selector installed; and how many tools an A/B of two curations
 that differ in one tool sends to the encoder.
@@ -149,6 +152,59 @@ def speed_rows() -> list[dict]:
     return rows
 
 
+# One fresh process: embed the first 15 many-servers tools (the engine's threads are set
+# when it loads, so each count needs a process of its own).
+_EMBED = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from workbench.agents.render import tool_text
+from workbench.selection.encoder import Encoder
+from workbench.surface.scoring import surface_specs
+texts = [tool_text(s) for s in surface_specs(sys.argv[2])][:15]
+encoder = Encoder()
+encoder.queries(["load the engine"])
+start = time.perf_counter()
+encoder.passages(texts)
+print(json.dumps(time.perf_counter() - start))
+"""
+
+
+def threads_rows() -> list[dict]:
+    """The engine's default threads against one thread, on free cores and on busy ones."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from workbench.selection.encoder import threads
+
+    def embed(count: str | None) -> float:
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("WORKBENCH_E5_THREADS", "OMP_WAIT_POLICY", "OMP_NUM_THREADS")}
+        if count is not None:
+            env["WORKBENCH_E5_THREADS"] = count
+        done = subprocess.run([sys.executable, "-c", _EMBED, str(REPO), str(MANY)],
+                              capture_output=True, text=True, env=env, check=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    rows = []
+    default = threads()
+    for load in ("free cores", "both cores kept busy"):
+        burners = [] if load == "free cores" else [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        try:
+            one, many = embed("1"), embed(None)
+        finally:
+            for burner in burners:
+                burner.kill()
+                burner.wait()
+        rows.append({"figure": f"e5: embed 15 many-servers tools, {default} threads (the "
+                               f"default), {load}", "value": many, "unit": "s",
+                     "baseline": "1 thread", "baseline_value": one, "ratio": many / one,
+                     "target": "<= 1 (never slower)", "met": many <= one * 1.05})
+    return rows
+
+
 def live_rows() -> list[dict]:
     from workbench.widgets.session import Session
     from workbench.widgets.surface_editor import SurfaceEditor
@@ -196,7 +252,7 @@ def main() -> None:
             {"figure": "hybrid weight (e5 share, chosen on the dev half)",
              "value": HYBRID_E5_WEIGHT, "target": "reported", "met": None},
             *quality_rows(MANY, "requests.jsonl", "many-servers set")]
-    report("selection", rows + live_rows() + speed_rows())
+    report("selection", rows + live_rows() + threads_rows() + speed_rows())
 
 
 if __name__ == "__main__":

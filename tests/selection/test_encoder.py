@@ -31,7 +31,14 @@ from workbench.selection.encoder import Encoder
 before = len(os.listdir("/proc/self/task"))
 Encoder().passages(["Read the clock in one IANA timezone."])
 print(json.dumps({"started": len(os.listdir("/proc/self/task")) - before,
-                  "omp": os.environ.get("OMP_NUM_THREADS")}))
+                  "omp": os.environ.get("OMP_NUM_THREADS"),
+                  "policy": os.environ.get("OMP_WAIT_POLICY")}))
+"""
+# The engine's libgomp prints the settings it started with (OMP_DISPLAY_ENV) on stderr.
+SHOW_SETTINGS = """
+from workbench.selection.encoder import Encoder
+Encoder().passages(["Read the clock in one IANA timezone."])
+print("{}")
 """
 
 
@@ -44,19 +51,48 @@ def _run(code, env, timeout=120):
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux /proc")
 class TestThreads:
-    def test_the_engine_runs_on_one_thread_whatever_omp_says(self, offline_env):
+    def test_omp_num_threads_does_not_set_the_pool_and_is_given_back(self, offline_env):
         # A user's OMP_NUM_THREADS=8 (or none: OpenMP's default is every core) must not
-        # start a pool that thrashes a busy machine; and it is given back after the load.
+        # start a pool that outnumbers the cores; and it is given back after the load.
         env = dict(offline_env, OMP_NUM_THREADS="8")
         env.pop("WORKBENCH_E5_THREADS", None)
+        env.pop("OMP_WAIT_POLICY", None)
         out = _run(COUNT_THREADS, env)
-        assert out == {"started": 0, "omp": "8"}  # the caller's thread does the work
+        # the caller's thread and one more, where two cores are free to this process
+        assert out == {"started": threads(env) - 1, "omp": "8", "policy": None}
 
     def test_workbench_e5_threads_sets_the_pool(self, offline_env):
         env = dict(offline_env, WORKBENCH_E5_THREADS="3")
         env.pop("OMP_NUM_THREADS", None)
+        env.pop("OMP_WAIT_POLICY", None)
         out = _run(COUNT_THREADS, env)
-        assert out == {"started": 2, "omp": None}  # three threads: the caller's and two
+        assert out == {"started": 2, "omp": None, "policy": None}  # the caller's and two
+
+    def test_the_pool_sleeps_while_it_waits_unless_the_caller_chose(self, offline_env):
+        # Spinning threads hold cores a busy machine needs: the engine starts passive.
+        env = dict(offline_env, OMP_DISPLAY_ENV="true", WORKBENCH_E5_THREADS="2")
+        env.pop("OMP_WAIT_POLICY", None)
+        shown = subprocess.run([sys.executable, "-c", SHOW_SETTINGS], capture_output=True,
+                               text=True, env=env, timeout=120)
+        assert "OMP_WAIT_POLICY = 'PASSIVE'" in shown.stderr, shown.stderr
+        assert "OMP_NUM_THREADS = '2'" in shown.stderr
+        env["OMP_WAIT_POLICY"] = "ACTIVE"
+        chosen = subprocess.run([sys.executable, "-c", SHOW_SETTINGS], capture_output=True,
+                                text=True, env=env, timeout=120)
+        assert "OMP_WAIT_POLICY = 'ACTIVE'" in chosen.stderr, chosen.stderr
+
+    @pytest.mark.parametrize(("cpus", "expected"), [(1, 1), (2, 2), (64, 2)])
+    def test_the_default_is_the_free_cores_up_to_two(self, cpus, expected):
+        assert threads({}, cpus=cpus) == expected
+        assert threads({"WORKBENCH_E5_THREADS": "5"}, cpus=cpus) == 5
+
+    def test_the_vectors_do_not_depend_on_the_thread_count(self, offline_env):
+        code = ("import json\nfrom workbench.selection.encoder import Encoder\n"
+                "v = Encoder().passages(['Read the clock in one IANA timezone.', 'x' * 900])"
+                "\nprint(json.dumps(v.tolist()))")
+        one = _run(code, dict(offline_env, WORKBENCH_E5_THREADS="1"))
+        two = _run(code, dict(offline_env, WORKBENCH_E5_THREADS="2"))
+        assert one == two
 
     @pytest.mark.parametrize("raw", ["lots", "0", "-2", "1.5", "9999", " "])
     def test_a_bad_thread_count_is_refused_naming_the_variable(self, raw):
@@ -64,7 +100,7 @@ class TestThreads:
             with pytest.raises(ConfigError, match="WORKBENCH_E5_THREADS.*whole number"):
                 threads({"WORKBENCH_E5_THREADS": raw})
         else:
-            assert threads({"WORKBENCH_E5_THREADS": raw}) == 1
+            assert threads({"WORKBENCH_E5_THREADS": raw}, cpus=1) == 1
 
     def test_a_bad_thread_count_is_one_line_from_the_cli(self, offline_env):
         env = dict(offline_env, WORKBENCH_E5_THREADS="lots")

