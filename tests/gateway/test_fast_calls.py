@@ -335,18 +335,28 @@ class TestAHostThatCancels:
 
 
 
-class TestAHostThatSendsBadIds:
-    """JSON-RPC ids are strings or numbers; a host may send anything. A call whose id is
-    an object, a list, null or a boolean is the SDK's to refuse, and the session goes on."""
+class TestAHostThatSendsMalformedCalls:
+    """A host may send anything. A call whose id is not a string or an integer, or whose
+    name, arguments or params have the wrong shape, is the SDK's to refuse (or to ignore),
+    a cancel that names nothing cancels nothing, and the session goes on."""
 
-    @pytest.mark.parametrize("bad", [{}, [1], None, True, 1.5],
-                             ids=["object", "list", "null", "bool", "float"])
-    def test_a_call_with_a_bad_id_does_not_stop_the_gateway(
-            self, flaky_config: Path, tmp_path: Path, bad: Any) -> None:
+    @pytest.mark.parametrize("bad", [
+        call({}, "echo", {"text": "x"}), call([1], "echo", {"text": "x"}),
+        call(None, "echo", {"text": "x"}), call(True, "echo", {"text": "x"}),
+        call(1.5, "echo", {"text": "x"}), call(10 ** 40, "echo", {"text": "x"}),
+        call("", "echo", {"text": "x"}), call(7, ["echo"], {"text": "x"}),
+        call(8, "echo", [1, 2]), call(9, "echo", {"text": "x"}, _meta=[1]),
+        {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": "echo"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]},
+    ], ids=["id-object", "id-list", "id-null", "id-bool", "id-float", "id-huge", "id-empty",
+            "name-list", "arguments-list", "meta-list", "params-string", "cancel-object-id",
+            "cancel-params-list"])
+    def test_a_malformed_call_does_not_stop_the_gateway(
+            self, flaky_config: Path, tmp_path: Path, bad: dict[str, Any]) -> None:
         ledger = tmp_path / "gw.jsonl"
         with ready_host(flaky_config, ledger) as host:
-            host.send(call(bad, "echo", {"text": "bad id"}), ping("after"),
-                      call("next", "echo", {"text": "on"}))
+            host.send(bad, ping("after"), call("next", "echo", {"text": "on"}))
             found = host.answers({"after", "next"})
         assert found["next"]["result"]["structuredContent"] == {"text": "on"}
         assert JsonlLedgerStore.verify(ledger).complete
