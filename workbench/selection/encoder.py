@@ -17,9 +17,10 @@ for each other, and on a busy machine a spinning thread holds a core another nee
 busy cores a short request went from tens of milliseconds to half a second). The encoder
 starts the engine with :func:`threads` threads (two where two cores are free to this
 process, or ``WORKBENCH_E5_THREADS``) that sleep while they wait (``OMP_WAIT_POLICY=
-PASSIVE``, unless the caller set a policy): a second core nearly halves a long tool's time
-and a busy one costs nothing. Both variables are set only while the engine loads, then
-given back. The vectors do not depend on the thread count.
+PASSIVE``, unless the caller set a policy): a second core nearly halves a long tool's time,
+and on busy cores a sleeping thread takes no core from the work that holds it. Both
+variables are set only while the engine loads, then given back. The vectors do not depend
+on the thread count.
 
 Example:
     >>> enc = shared_encoder()  # doctest: +SKIP
