@@ -139,12 +139,19 @@ class TestApprovalThroughTheHost:
         result, took = anyio.run(main)
         assert result.is_error  # the queued answer for whoami is "decline"
         assert took < 20, f"the next call took {took:.0f} s"  # not the 300 s approval wait
+        # The two calls are concurrent in the gateway (the cancelled one unwinds in its
+        # worker thread while the next is asked), so their events may come in either order:
+        # each is found by its tool, and the refusal names the answer it rests on.
         events = ledger_lines(ledger)
-        denied = [e["payload"] for e in events if e["kind"] == "tool.denied"]
-        assert [d["tool"] for d in denied][:1] == ["echo"]
-        answered = [e["payload"] for e in events if e["kind"] == "approval.answered"]
-        assert answered[0]["answer"] == "no answer"
-        assert "cancelled" in answered[0]["detail"]
+        by_kind = {kind: {e["payload"]["tool"]: e for e in events if e["kind"] == kind}
+                   for kind in ("tool.denied", "approval.answered")}
+        assert sorted(by_kind["tool.denied"]) == ["echo", "whoami"]
+        echo_answer = by_kind["approval.answered"]["echo"]
+        assert echo_answer["payload"]["answer"] == "no answer"
+        assert "cancelled" in echo_answer["payload"]["detail"]
+        assert by_kind["tool.denied"]["echo"]["caused_by"] == echo_answer["seq"]
+        assert by_kind["approval.answered"]["whoami"]["payload"]["answer"] == "decline"
+        assert events[-1]["kind"] == "gateway.stopped"
         assert JsonlLedgerStore.verify(ledger).complete
 
     def test_a_host_that_cannot_ask_gets_a_refusal_on_the_ledger(self, flaky_config,
