@@ -12,7 +12,11 @@ Run ``python bench/bench_gateway.py`` (``--quick`` for a smoke run). One host, t
   grant check, overlay and pin check, approval rule, schema, dispatch, ledger and calls
   log flushed.
 
-It measures, interleaved in small blocks so machine noise hits both alike:
+Beside them, a pass-through relay (``bench/_relay.py``): one more process that copies bytes
+between host and server, over stdio or TCP, and reads nothing. What it adds is the floor
+under any proxy on this machine, so the gateway's figures are shown against it too.
+
+It measures, interleaved in small blocks so machine noise hits all alike:
 
 * per-call latency (medians), target <= 1.15x direct, stdio and HTTP;
 * calls per second with 8 calls in flight over HTTP (and stdio), target >= 0.9x direct;
@@ -49,6 +53,7 @@ from bench_mcp import RawClient, _pct  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results" / "gateway.json"
 REPO = Path(__file__).resolve().parent.parent
 FLAKY = REPO / "tests" / "tools" / "servers" / "flaky_server.py"
+RELAY = Path(__file__).resolve().parent / "_relay.py"
 TARGET_RATIO = 1.15
 TARGET_THROUGHPUT = 0.9
 IN_FLIGHT = 8
@@ -120,10 +125,14 @@ def stdio(argv: list[str]) -> Any:
                         errlog=errlog)
 
 
-def per_call(direct: RawClient, gateway: RawClient, tool: str, args: Any, block: int,
+def per_call(clients: dict[str, RawClient], tool: str, args: Any, block: int,
              rounds: int) -> dict[str, Any]:
-    """Alternate blocks of calls (direct, gateway; then gateway, direct)."""
-    times: dict[str, list[float]] = {"direct": [], "gateway": []}
+    """Blocks of calls from each client in turn, the order rotated each round.
+
+    ``clients`` holds ``direct`` and ``gateway``, and ``relay`` where the pass-through relay
+    is measured too; each figure but direct's has its ratio to direct.
+    """
+    times: dict[str, list[float]] = {name: [] for name in clients}
     counter = iter(range(10**9))
 
     async def run_block(client: RawClient, into: list[float]) -> None:
@@ -133,25 +142,42 @@ def per_call(direct: RawClient, gateway: RawClient, tool: str, args: Any, block:
             into.append(time.perf_counter() - started)
             assert not result.is_error, result
 
-    order = [("direct", direct), ("gateway", gateway)]
-    for _name, client in order:  # warm both (first-call imports, caches)
+    order = list(clients.items())
+    for _name, client in order:  # warm each (first-call imports, caches)
         client.run(run_block(client, []))
     for r in range(rounds):
-        for name, client in (order if r % 2 == 0 else order[::-1]):
+        shift = r % len(order)
+        for name, client in order[shift:] + order[:shift]:
             client.run(run_block(client, times[name]))
     med = {k: statistics.median(v) for k, v in times.items()}
-    return {"calls_each": len(times["direct"]),
-            "direct_median_ms": med["direct"] * 1000,
-            "direct_p90_ms": _pct(times["direct"], 0.9) * 1000,
-            "gateway_median_ms": med["gateway"] * 1000,
-            "gateway_p90_ms": _pct(times["gateway"], 0.9) * 1000,
-            "added_ms": (med["gateway"] - med["direct"]) * 1000,
-            "ratio": med["gateway"] / med["direct"]}
+    row: dict[str, Any] = {"calls_each": len(times["direct"])}
+    for name in clients:
+        row[f"{name}_median_ms"] = med[name] * 1000
+        row[f"{name}_p90_ms"] = _pct(times[name], 0.9) * 1000
+    for name in clients.keys() - {"direct"}:
+        row[f"{name}_added_ms"] = (med[name] - med["direct"]) * 1000
+        row[f"{name}_ratio"] = med[name] / med["direct"]
+    row["added_ms"], row["ratio"] = row.pop("gateway_added_ms"), row.pop("gateway_ratio")
+    return row
 
 
-def throughput(direct: RawClient, gateway: RawClient, calls: int, rounds: int = 3
-               ) -> dict[str, Any]:
-    """Calls per second with :data:`IN_FLIGHT` calls in flight, best of ``rounds`` each."""
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a live process has used (Linux's ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(clients: dict[str, RawClient], calls: int, rounds: int = 3,
+               chains: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """Calls per second with :data:`IN_FLIGHT` calls in flight, best of ``rounds`` each.
+
+    ``chains`` names, per client, the processes its calls pass through by role (the
+    server, and the relay or gateway in front); the CPU each spends per call is reported,
+    with the host's own, so the ratio can be read against what the cores can give.
+    """
 
     async def burst(client: RawClient) -> float:
         sem = asyncio.Semaphore(IN_FLIGHT)
@@ -164,13 +190,28 @@ def throughput(direct: RawClient, gateway: RawClient, calls: int, rounds: int = 
         await asyncio.gather(*(one(i) for i in range(calls)))
         return calls / (time.perf_counter() - started)
 
-    best = {"direct": 0.0, "gateway": 0.0}
+    best = dict.fromkeys(clients, 0.0)
+    cpu: dict[str, dict[str, float]] = {name: {} for name in clients}
     for _ in range(rounds):
-        for name, client in (("direct", direct), ("gateway", gateway)):
+        for name, client in clients.items():
+            roles = (chains or {}).get(name, {})
+            before = {role: cpu_seconds(pid) for role, pid in roles.items()}
+            host = time.process_time()
             best[name] = max(best[name], client.run(burst(client)))
-    return {"in_flight": IN_FLIGHT, "calls": calls,
-            "direct_calls_per_s": best["direct"], "gateway_calls_per_s": best["gateway"],
-            "ratio": best["gateway"] / best["direct"]}
+            spent = cpu[name]
+            spent["host"] = spent.get("host", 0.0) + time.process_time() - host
+            for role, pid in roles.items():
+                spent[role] = spent.get(role, 0.0) + cpu_seconds(pid) - before[role]
+    row: dict[str, Any] = {"in_flight": IN_FLIGHT, "calls": calls}
+    for name in clients:
+        row[f"{name}_calls_per_s"] = best[name]
+        if chains and name in chains:
+            row[f"{name}_cpu_ms_per_call"] = {role: spent * 1000 / (calls * rounds)
+                                              for role, spent in cpu[name].items()}
+    for name in clients.keys() - {"direct"}:
+        row[f"{name}_ratio"] = best[name] / best["direct"]
+    row["ratio"] = row.pop("gateway_ratio")
+    return row
 
 
 def own_work(config: Path, root: Path, n: int) -> dict[str, Any]:
@@ -221,39 +262,53 @@ def main() -> None:
         config = write_config(root, up_url)
         oracle = lambda i: {"seed": f"s{i}"}  # noqa: E731
 
-        direct = RawClient(stdio([sys.executable, "-m", "workbench.tools.mcp.server"]))
-        gateway = RawClient(stdio(gateway_argv(config, "bench-stdio", root / "stdio.jsonl")))
+        server = [sys.executable, "-m", "workbench.tools.mcp.server"]
+        clients = {"direct": RawClient(stdio(server)),
+                   "relay": RawClient(stdio([sys.executable, str(RELAY), "stdio", "--",
+                                             *server])),
+                   "gateway": RawClient(stdio(gateway_argv(config, "bench-stdio",
+                                                           root / "stdio.jsonl")))}
         try:
-            results["stdio"] = per_call(direct, gateway, "oracle", oracle, block, rounds)
-            results["stdio_in_flight"] = throughput(direct, gateway, flight)
+            results["stdio"] = per_call(clients, "oracle", oracle, block, rounds)
+            results["stdio_in_flight"] = throughput(clients, flight)
         finally:
-            gateway.close()
-            direct.close()
+            for client in clients.values():
+                client.close()
 
-        gw_port = free_port()
+        gw_port, relay_port = free_port(), free_port()
         served = subprocess.Popen(
             gateway_argv(config, "bench-http", root / "http.jsonl", "--http", str(gw_port)),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
         procs.append(served)
+        relay = subprocess.Popen([sys.executable, str(RELAY), "tcp", str(relay_port),
+                                  str(up_port)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        procs.append(relay)
         wait_port(gw_port, served)
-        direct = RawClient(up_url)
-        gateway = RawClient(f"http://127.0.0.1:{gw_port}/mcp")
+        wait_port(relay_port, relay)
+        clients = {"direct": RawClient(up_url),
+                   "relay": RawClient(f"http://127.0.0.1:{relay_port}/mcp"),
+                   "gateway": RawClient(f"http://127.0.0.1:{gw_port}/mcp")}
         try:
-            results["http"] = per_call(direct, gateway, "oracle", oracle, block, rounds)
-            results["http_in_flight"] = throughput(direct, gateway, flight)
+            results["http"] = per_call(clients, "oracle", oracle, block, rounds)
+            results["http_in_flight"] = throughput(clients, flight, chains={
+                "direct": {"server": upstream.pid},
+                "relay": {"relay": relay.pid, "server": upstream.pid},
+                "gateway": {"gateway": served.pid, "server": upstream.pid}})
         finally:
-            gateway.close()
-            direct.close()
+            for client in clients.values():
+                client.close()
 
         wait = lambda i: {"seconds": 0.02}  # noqa: E731
-        direct = RawClient(stdio([sys.executable, str(FLAKY)]))
-        gateway = RawClient(stdio(gateway_argv(config, "bench-slow", root / "slow.jsonl")))
+        clients = {"direct": RawClient(stdio([sys.executable, str(FLAKY)])),
+                   "gateway": RawClient(stdio(gateway_argv(config, "bench-slow",
+                                                           root / "slow.jsonl")))}
         try:
-            results["stdio_20ms_server"] = per_call(direct, gateway, "sleep", wait, block,
+            results["stdio_20ms_server"] = per_call(clients, "sleep", wait, block,
                                                     slow_rounds)
         finally:
-            gateway.close()
-            direct.close()
+            for client in clients.values():
+                client.close()
         results["gateway_own_work"] = own_work(config, root, own)
     finally:
         for proc in procs:
@@ -270,21 +325,34 @@ def main() -> None:
 
 def report(r: dict[str, Any]) -> None:
     print(f"\n== gateway ({r['machine']['cpus']} CPUs, Python {r['machine']['python']}) ==")
-    print(f"{'per call (median)':<34}{'direct':>10}{'gateway':>10}{'added':>9}{'ratio':>7}"
-          f"  target")
+    print("relay: a pass-through process that copies bytes (bench/_relay.py), the floor "
+          "under any proxy")
+    print(f"{'per call (median)':<30}{'direct':>9}{'relay':>9}{'gateway':>9}{'added':>9}"
+          f"{'ratio':>7}{'relay':>7}  target")
     for key, label in (("stdio", "stdio"), ("http", "Streamable HTTP"),
                        ("stdio_20ms_server", "stdio, a ~20 ms server call")):
         row = r[key]
         verdict = "ok" if row["ratio"] <= TARGET_RATIO else "OVER"
-        print(f"{label:<34}{row['direct_median_ms']:>8.2f}ms{row['gateway_median_ms']:>8.2f}ms"
-              f"{row['added_ms']:>7.2f}ms{row['ratio']:>7.3f}  <= {TARGET_RATIO} {verdict}")
-    print(f"{f'{IN_FLIGHT} calls in flight (calls/s)':<34}{'direct':>10}{'gateway':>10}"
-          f"{'':>9}{'ratio':>7}  target")
+        relay = row.get("relay_median_ms")
+        relay_ms = f"{relay:>7.2f}ms" if relay is not None else f"{'':>9}"
+        relay_ratio = f"{row['relay_ratio']:>7.3f}" if relay is not None else f"{'':>7}"
+        print(f"{label:<30}{row['direct_median_ms']:>7.2f}ms{relay_ms}"
+              f"{row['gateway_median_ms']:>7.2f}ms{row['added_ms']:>7.2f}ms{row['ratio']:>7.3f}"
+              f"{relay_ratio}  <= {TARGET_RATIO} {verdict}")
+    print(f"{f'{IN_FLIGHT} calls in flight (calls/s)':<30}{'direct':>9}{'relay':>9}"
+          f"{'gateway':>9}{'':>9}{'ratio':>7}{'relay':>7}  target")
     for key, label in (("http_in_flight", "Streamable HTTP"), ("stdio_in_flight", "stdio")):
         row = r[key]
         verdict = "ok" if row["ratio"] >= TARGET_THROUGHPUT else "UNDER"
-        print(f"{label:<34}{row['direct_calls_per_s']:>10.0f}{row['gateway_calls_per_s']:>10.0f}"
-              f"{'':>9}{row['ratio']:>7.3f}  >= {TARGET_THROUGHPUT} {verdict}")
+        print(f"{label:<30}{row['direct_calls_per_s']:>9.0f}{row['relay_calls_per_s']:>9.0f}"
+              f"{row['gateway_calls_per_s']:>9.0f}{'':>9}{row['ratio']:>7.3f}"
+              f"{row['relay_ratio']:>7.3f}  >= {TARGET_THROUGHPUT} {verdict}")
+    row = r["http_in_flight"]
+    for name in ("direct", "relay", "gateway"):
+        spent = row.get(f"{name}_cpu_ms_per_call")
+        if spent:
+            parts = ", ".join(f"{role} {ms:.2f}" for role, ms in spent.items())
+            print(f"  CPU ms per call over HTTP, {name}: {parts} (all: {sum(spent.values()):.2f})")
     own = r["gateway_own_work"]
     print(f"the gateway's own work per call (in-process, same connection): "
           f"{own['gateway_calls_median_ms']:.2f} ms against ToolRegistry.call's "

@@ -159,7 +159,9 @@ class TestAHostThatCancelsOverHttp:
                     # The server has the call: now the client gives up on it.
                     await anyio.to_thread.run_sync(wait_until_called, log, "sleep")
                     calls.cancel_scope.cancel()
-                await anyio.sleep(0.5)  # the client's cancel reaches the gateway
+                with anyio.fail_after(30):  # the client's cancel reaches the gateway
+                    while not [e for e in ledger_lines(ledger) if e["kind"] == "tool.called"]:
+                        await anyio.sleep(0.05)
                 result = await client.call_tool("echo", {"text": "on"})
                 return result.structured_content
 
