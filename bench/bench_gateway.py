@@ -170,6 +170,37 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux's ``/proc``; none elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry.parent.name))
+    return found
+
+
+def spawned(make: Any, front: str | None) -> tuple[RawClient, dict[str, int]]:
+    """``make()``'s client, and the processes it started by role (``front``, then server).
+
+    The client's child is the server, or with ``front`` the relay or gateway whose own
+    child is the server.
+    """
+    before = set(_children(os.getpid()))
+    client = make()
+    roles: dict[str, int] = {}
+    for child in set(_children(os.getpid())) - before:
+        if front is None:
+            roles["server"] = child
+        else:
+            roles[front] = child
+            roles.update(("server", grandchild) for grandchild in _children(child)[:1])
+    return client, roles
+
+
 def throughput(clients: dict[str, RawClient], calls: int, rounds: int = 3,
                chains: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
     """Calls per second with :data:`IN_FLIGHT` calls in flight, best of ``rounds`` each.
@@ -263,14 +294,17 @@ def main() -> None:
         oracle = lambda i: {"seed": f"s{i}"}  # noqa: E731
 
         server = [sys.executable, "-m", "workbench.tools.mcp.server"]
-        clients = {"direct": RawClient(stdio(server)),
-                   "relay": RawClient(stdio([sys.executable, str(RELAY), "stdio", "--",
-                                             *server])),
-                   "gateway": RawClient(stdio(gateway_argv(config, "bench-stdio",
-                                                           root / "stdio.jsonl")))}
+        clients, chains = {}, {}
+        for name, front, argv in (
+                ("direct", None, server),
+                ("relay", "relay", [sys.executable, str(RELAY), "stdio", "--", *server]),
+                ("gateway", "gateway", gateway_argv(config, "bench-stdio",
+                                                    root / "stdio.jsonl"))):
+            clients[name], chains[name] = spawned(lambda argv=argv: RawClient(stdio(argv)),
+                                                  front)
         try:
             results["stdio"] = per_call(clients, "oracle", oracle, block, rounds)
-            results["stdio_in_flight"] = throughput(clients, flight)
+            results["stdio_in_flight"] = throughput(clients, flight, chains=chains)
         finally:
             for client in clients.values():
                 client.close()
@@ -347,12 +381,13 @@ def report(r: dict[str, Any]) -> None:
         print(f"{label:<30}{row['direct_calls_per_s']:>9.0f}{row['relay_calls_per_s']:>9.0f}"
               f"{row['gateway_calls_per_s']:>9.0f}{'':>9}{row['ratio']:>7.3f}"
               f"{row['relay_ratio']:>7.3f}  >= {TARGET_THROUGHPUT} {verdict}")
-    row = r["http_in_flight"]
-    for name in ("direct", "relay", "gateway"):
-        spent = row.get(f"{name}_cpu_ms_per_call")
-        if spent:
-            parts = ", ".join(f"{role} {ms:.2f}" for role, ms in spent.items())
-            print(f"  CPU ms per call over HTTP, {name}: {parts} (all: {sum(spent.values()):.2f})")
+    for key, label in (("http_in_flight", "HTTP"), ("stdio_in_flight", "stdio")):
+        for name in ("direct", "relay", "gateway"):
+            spent = r[key].get(f"{name}_cpu_ms_per_call")
+            if spent:
+                parts = ", ".join(f"{role} {ms:.2f}" for role, ms in spent.items())
+                print(f"  CPU ms per call, {label} {name}: {parts} "
+                      f"(all: {sum(spent.values()):.2f})")
     own = r["gateway_own_work"]
     print(f"the gateway's own work per call (in-process, same connection): "
           f"{own['gateway_calls_median_ms']:.2f} ms against ToolRegistry.call's "
