@@ -242,6 +242,12 @@ def throughput(clients: dict[str, RawClient], calls: int, rounds: int = 3,
     for name in clients.keys() - {"direct"}:
         row[f"{name}_ratio"] = best[name] / best["direct"]
     row["ratio"] = row.pop("gateway_ratio")
+    direct_cpu = row.get("direct_cpu_ms_per_call")
+    if direct_cpu:
+        # At the target rate the cores give each call cores/rate of CPU; the host and the
+        # server take theirs (as measured directly): what is left is all a proxy may spend.
+        row["proxy_cpu_budget_ms"] = (_cpus() * 1000 / (TARGET_THROUGHPUT * best["direct"])
+                                      - sum(direct_cpu.values()))
     return row
 
 
@@ -388,6 +394,12 @@ def report(r: dict[str, Any]) -> None:
                 parts = ", ".join(f"{role} {ms:.2f}" for role, ms in spent.items())
                 print(f"  CPU ms per call, {label} {name}: {parts} "
                       f"(all: {sum(spent.values()):.2f})")
+        budget = r[key].get("proxy_cpu_budget_ms")
+        if budget is not None:
+            print(f"  {label}: to reach {TARGET_THROUGHPUT}x the direct rate on "
+                  f"{r['machine']['cpus']} cores, a proxy may spend at most {budget:.2f} ms "
+                  f"of CPU per call (the host's and the server's own, as measured directly, "
+                  f"take the rest)")
     own = r["gateway_own_work"]
     print(f"the gateway's own work per call (in-process, same connection): "
           f"{own['gateway_calls_median_ms']:.2f} ms against ToolRegistry.call's "
