@@ -251,6 +251,39 @@ def throughput(clients: dict[str, RawClient], calls: int, rounds: int = 3,
     return row
 
 
+def raw_exchange(server: list[str], n: int) -> dict[str, Any]:
+    """A ``tools/call`` as one JSON line written to the server and one read back (median).
+
+    No SDK on the client's side: what the upstream leg of a call costs at the least, to set
+    beside the SDK client's direct call (``stdio``'s direct figure) in the same run.
+    """
+    proc = subprocess.Popen(server, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=REPO)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def exchange(message: dict[str, Any]) -> dict[str, Any]:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline()) if "id" in message else {}
+
+    try:
+        exchange({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "0"}}})
+        exchange({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        times = []
+        for i in range(1, n + 1):
+            started = time.perf_counter()
+            reply = exchange({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "oracle", "arguments": {"seed": f"r{i}"}}})
+            times.append(time.perf_counter() - started)
+            assert "result" in reply, reply
+    finally:
+        proc.stdin.close()
+        proc.wait(20)
+    return {"calls": n, "median_ms": statistics.median(times[n // 10:]) * 1000}
+
+
 def own_work(config: Path, root: Path, n: int) -> dict[str, Any]:
     """The gateway's own work per call, in-process: GatewayCalls.call vs ToolRegistry.call."""
     from workbench.gateway import Gateway
@@ -350,6 +383,7 @@ def main() -> None:
             for client in clients.values():
                 client.close()
         results["gateway_own_work"] = own_work(config, root, own)
+        results["stdio_raw_exchange"] = raw_exchange(server, 10 * own)
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGINT)
@@ -400,6 +434,10 @@ def report(r: dict[str, Any]) -> None:
                   f"{r['machine']['cpus']} cores, a proxy may spend at most {budget:.2f} ms "
                   f"of CPU per call (the host's and the server's own, as measured directly, "
                   f"take the rest)")
+    raw = r["stdio_raw_exchange"]
+    print(f"a raw JSON-RPC line exchange with the same stdio server (no client SDK): "
+          f"{raw['median_ms']:.2f} ms a call, against {r['stdio']['direct_median_ms']:.2f} ms "
+          f"through the SDK's client (the gateway's upstream leg uses the SDK's client)")
     own = r["gateway_own_work"]
     print(f"the gateway's own work per call (in-process, same connection): "
           f"{own['gateway_calls_median_ms']:.2f} ms against ToolRegistry.call's "
