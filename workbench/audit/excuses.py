@@ -250,6 +250,17 @@ def names_own_param(sentence: str, ctx: ToolContext) -> bool:
     return any(p in sentence for p in ctx.params if len(p) > 1)
 
 
+def names_an_input(sentence: str, ctx: ToolContext) -> bool:
+    """The sentence names one of the tool's parameters as a word, in any case.
+
+    ``location`` in "appended to the location string", ``url`` in "rewrite the URL as";
+    not ``to`` inside "tool" (as :func:`names_own_param`'s substring test would).
+    """
+    lower = sentence.lower()
+    return any(re.search(rf"(?<![a-z0-9_]){re.escape(p.lower())}(?![a-z0-9_])", lower)
+               for p in ctx.params if len(p) > 1 and p.lower() in lower)
+
+
 @lru_cache(maxsize=16)
 def exposes(sentence: str) -> bool:
     """Whether the sentence asks for a secret's value itself.

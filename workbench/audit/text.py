@@ -33,6 +33,7 @@ from workbench.audit.excuses import (
     in_quotes,
     kept_elsewhere,
     listed,
+    names_an_input,
     names_own_param,
     negated,
     not_asked,
@@ -69,6 +70,12 @@ _CONFIG_TOPICS = frozenset({"file", "files", "config", "configs", "configuration
 # they said; unless it was to withhold ("things the user asked to keep off the record").
 _ASKED_TO = re.compile(r"\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?!(?:keep|hide|"
                        r"forget|withhold|not|never)\b)[a-z]", re.IGNORECASE)
+
+
+# Written out, or put beside other text, in any form of the verb ("prepended to the search
+# terms", "write what the user asked earlier").
+_BESIDE = re.compile(r"\b(?:(?:ap|pre)pend(?:s|ed|ing)?|writ(?:e|es|ing|ten)|wrote)\b",
+                     re.IGNORECASE)
 
 
 def read_text(text: str, ctx: ToolContext, is_param: bool = False,
@@ -237,8 +244,14 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
                 if m.group().lower().endswith("asked") and _ASKED_TO.match(
                         sentence, m.end(), m.end() + 40):
                     continue
-                flow = is_param or transfer or lex.TRANSFER.search(sentence, gates)
-                add(R.USER_DATA, "high" if flow else "warning", offset + m.start(),
+                # Asked for: passed on, or put into an input the sentence names ("appended to
+                # the location string"), whatever the verb. Spoken of to the model, a warning;
+                # in a plain account of the tool ("the project the user is working on"), a
+                # note for the reader.
+                flow = is_param or transfer or lex.TRANSFER.search(sentence, gates) or (
+                    _BESIDE.search(sentence) or names_an_input(sentence, ctx))
+                add(R.USER_DATA, "high" if flow else "warning" if (
+                    address or imperative or favour) else "info", offset + m.start(),
                     offset + m.end(),
                     ("asks for" if flow else "refers to") + " the user's data or the "
                     "conversation, which this tool's purpose does not involve")
