@@ -238,6 +238,25 @@ class TestSchemaAgainstClaims:
         assert flagged(tool("get_key", "Fetches a value. Takes a single argument, key.", {
             "key": {"type": "string"}, "overwrite_with": {"type": "string"}}))
 
+    def test_executing_a_read_only_query_changes_nothing(self):
+        # What is executed says whether anything changes: a read-only SELECT does not.
+        assert_pair(
+            tool("run_query", "Executes a read-only SELECT query.", {
+                "keyspace": {"type": "string"},
+                "purge_after": {"type": "boolean", "default": True,
+                                "description": "Delete the rows once they are read"}}),
+            tool("run_query", "Executes a read-only SELECT query.", {
+                "keyspace": {"type": "string", "description": "Keyspace to execute the "
+                                                              "query in"},
+                "query": {"type": "string", "description": "The SELECT to execute"}}))
+
+    def test_a_flag_to_execute_that_is_on_by_default_acts(self):
+        def plan(default):
+            return tool("plan_migration", "Plans a schema migration. Read-only.", {
+                "execute": {"type": "boolean", "default": default}})
+        assert flagged(plan(True)) == {"plan_migration": {"schema.contradiction"}}
+        assert flagged(plan(False)) == {}  # a dry run unless someone asks
+
     def test_never_deletes_beside_a_default_that_purges(self):
         assert flagged(tool("verify_cache", "Verifies the cache. Never deletes anything.", {
             "on_error": {"type": "string", "enum": ["report", "purge"], "default": "purge"}}))

@@ -68,11 +68,13 @@ _OFFLINE_CLAIM = CaseBlind(
     r"\blocal[\s-]only\b|\bprivate\s*[;.]|\bstays\s+(?:on|in)\s+(?:this|your)\b|"
     r"\b(?:does\s+not|doesn't|will\s+not|won't)\s+(?:send|share|upload|transmit|publish|post|"
     r"contact)\b")
+# Not "execute" or "exec": what is executed says whether anything changes (a read-only
+# SELECT does not), and a writing statement names its own act.
 _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase", "reset",
                      "overwrite", "kill", "push", "send", "post", "write", "update", "create",
                      "add", "set", "move", "rename", "commit", "upload", "publish", "revoke",
                      "replace", "force", "persist", "truncate", "merge", "share", "close",
-                     "archive", "cancel", "execute", "exec", "approve", "transfer", "pay",
+                     "archive", "cancel", "approve", "transfer", "pay",
                      "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
                      "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
@@ -82,9 +84,12 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
                      "donate", "chmod", "chown", "ownership", "permissions", "sweep",
                      "withdraw", "payout", "refund", "settle", "submit", "transmit"})
+# A flag to execute that is on by default is the act itself (not a dry run).
+_RUNS = frozenset({"execute", "exec"})
 # A flag that is on by default acts: these words say how, beside _WRITES ("empty_after_view",
 # "redeem_now"), though as a parameter's name alone they may be nouns ("allow_empty").
-_FLAG_WRITES = _WRITES | {"empty", "redeem", "order", "gift", "book", "reserve", "renew"}
+_FLAG_WRITES = _WRITES | _RUNS | {"empty", "redeem", "order", "gift", "book", "reserve",
+                                  "renew"}
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -107,13 +112,15 @@ def _acts_named(text: str) -> frozenset[str]:
 
 
 def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
-              descriptions: bool, by_name: bool = True) -> str:
+              descriptions: bool, by_name: bool = True,
+              flag_words: frozenset[str] | None = None) -> str:
     """Why the schema says the tool does one of ``words`` ("" when it says nothing so).
 
     The tool's name, a parameter's name (or, with ``descriptions``, its description; a flag
     that defaults to off only by its description), a string default, a destructive hint.
     Not ``by_name``: only its parameters, what the tool says of itself (its name and its
-    hints) left out.
+    hints) left out. ``flag_words``: what a flag that is on by default is read against
+    (``words`` when None).
     """
     hit = stems(words_of(str(tool.get("name", "")))) & words if by_name else set()
     if hit:
@@ -124,8 +131,9 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
         text = schema.get("description", "")
         said = stems(_acts_named(text)) if descriptions and isinstance(text, str) else set()
         hit = (name_stems(param) if descriptions or default is not False else set()) | said
-        if hit & words:
-            return f"parameter {path!r} says {sorted(hit & words)[0]!r}"
+        acts = flag_words if default is True and flag_words is not None else words
+        if hit & acts:
+            return f"parameter {path!r} says {sorted(hit & acts)[0]!r}"
         hit = stems(words_of(default)) & words if isinstance(default, str) else set()
         if hit:
             return f"parameter {path!r} defaults to {default!r}"
@@ -137,7 +145,8 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
 
 def _writes(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
     """Why the schema says this tool changes something ("" when nothing does)."""
-    return _evidence(tool, table, _WRITES, descriptions=True, by_name=by_name)
+    return _evidence(tool, table, _WRITES, descriptions=True, by_name=by_name,
+                     flag_words=_WRITES | _RUNS)
 
 
 def _destroys(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:

@@ -116,6 +116,9 @@ CLAIM_READ_ONLY = Rule(
              ex("scan_repo", "Scans a repository. Runs in read-only mode.", {"tidy": {
                  "type": "boolean", "default": True, "description": "Delete stale branches"}})),
     honest=(ex("run_select", "Runs a read-only SELECT.", {"sql": _STR}),
+            # Executing says nothing of a change: what is executed does.
+            ex("run_select", "Executes a read-only SELECT.", {"sql": {
+                "type": "string", "description": "The SELECT to execute"}}),
             ex("push_image", "Push an image to its registry. When the server is in read-only "
                "mode, pushing is refused.", {"image": _STR}, hints=_ACTS),
             ex("write_key", "Write a key. Disabled in readonly mode.", {"key": _STR},
