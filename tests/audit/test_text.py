@@ -250,6 +250,11 @@ class TestSchemaAgainstClaims:
                                                               "query in"},
                 "query": {"type": "string", "description": "The SELECT to execute"}}))
 
+    def test_a_tool_named_to_execute_is_not_read_only_by_its_hint(self):
+        # The claim reading lets "execute" pass; the hint's stays: the name is the act.
+        assert flagged(tool("execute_command", "Runs a shell command.",
+                            {"command": {"type": "string"}}, hints={"readOnlyHint": True}))
+
     def test_a_flag_to_execute_that_is_on_by_default_acts(self):
         def plan(default):
             return tool("plan_migration", "Plans a schema migration. Read-only.", {

@@ -68,13 +68,11 @@ _OFFLINE_CLAIM = CaseBlind(
     r"\blocal[\s-]only\b|\bprivate\s*[;.]|\bstays\s+(?:on|in)\s+(?:this|your)\b|"
     r"\b(?:does\s+not|doesn't|will\s+not|won't)\s+(?:send|share|upload|transmit|publish|post|"
     r"contact)\b")
-# Not "execute" or "exec": what is executed says whether anything changes (a read-only
-# SELECT does not), and a writing statement names its own act.
 _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "erase", "reset",
                      "overwrite", "kill", "push", "send", "post", "write", "update", "create",
                      "add", "set", "move", "rename", "commit", "upload", "publish", "revoke",
                      "replace", "force", "persist", "truncate", "merge", "share", "close",
-                     "archive", "cancel", "approve", "transfer", "pay",
+                     "archive", "cancel", "execute", "exec", "approve", "transfer", "pay",
                      "lock", "ban", "disable", "modify", "edit", "patch", "insert", "unlink",
                      "install", "deploy", "restart", "shutdown", "mirror", "notify", "sync",
                      "forward", "apply", "allow", "prune", "clear", "clean", "cleanup",
@@ -84,12 +82,13 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
                      "fork", "invite", "vote", "join", "enroll", "purchase", "buy", "charge",
                      "donate", "chmod", "chown", "ownership", "permissions", "sweep",
                      "withdraw", "payout", "refund", "settle", "submit", "transmit"})
-# A flag to execute that is on by default is the act itself (not a dry run).
+# Against a claim to change nothing, executing is no change of its own: what is executed
+# says ("Executes a read-only SELECT"; "the keyspace to execute the query in"). A flag to
+# execute that is on by default still acts (not a dry run).
 _RUNS = frozenset({"execute", "exec"})
 # A flag that is on by default acts: these words say how, beside _WRITES ("empty_after_view",
 # "redeem_now"), though as a parameter's name alone they may be nouns ("allow_empty").
-_FLAG_WRITES = _WRITES | _RUNS | {"empty", "redeem", "order", "gift", "book", "reserve",
-                                  "renew"}
+_FLAG_WRITES = _WRITES | {"empty", "redeem", "order", "gift", "book", "reserve", "renew"}
 # Names and words that say something leaves the machine.
 _NETWORK = frozenset({"url", "uri", "callback", "webhook", "endpoint", "upload", "host",
                       "server", "email", "post", "remote", "mirror", "share", "recipient",
@@ -145,8 +144,8 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
 
 def _writes(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
     """Why the schema says this tool changes something ("" when nothing does)."""
-    return _evidence(tool, table, _WRITES, descriptions=True, by_name=by_name,
-                     flag_words=_WRITES | _RUNS)
+    return _evidence(tool, table, _WRITES - _RUNS, descriptions=True, by_name=by_name,
+                     flag_words=_WRITES)
 
 
 def _destroys(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
