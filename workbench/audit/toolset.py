@@ -25,8 +25,10 @@ code                      severity  what
 ``directive.recipient``   high      a fixed destination (e-mail, wallet, phone) written into
                                     the text, with something to send or transfer there
 ``data.user``             warning   speaks of the user's data or the session (the chat, what
-                                    was said, their address) that the tool's topic does not
-                                    cover; high when asked to pass or record it
+                                    was said, their address) to the model, when the tool's
+                                    topic does not cover it; high when asked to pass, record,
+                                    write out or put it into a named input; info in a plain
+                                    account of the tool
 ``secret.file``           high      a sensitive file (~/.ssh, .env, mcp.json) that is not the
                                     tool's own subject, not negated
 ``secret.request``        high      asks to send a secret the tool's purpose does not need
