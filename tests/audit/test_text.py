@@ -255,6 +255,22 @@ class TestSchemaAgainstClaims:
         assert flagged(tool("execute_command", "Runs a shell command.",
                             {"command": {"type": "string"}}, hints={"readOnlyHint": True}))
 
+    def test_a_parameter_referred_to_is_looked_for_at_any_depth(self):
+        def export(named):
+            return tool("export_usage", f"Exports usage data. Pass the folder as the "
+                        f"`{named}` parameter.", {"params": {"type": "object", "properties": {
+                            "org": {"type": "string"}, "outputDir": {"type": "string"}}}})
+        assert flagged(export("outputDir")) == {}
+        assert flagged(export("uploadTo")) == {"export_usage": {"params.phantom"}}
+
+    def test_a_reference_to_a_parameter_does_not_cross_a_line(self):
+        def results(gap):
+            return tool("get_results", f"Gets test results. To see failures, set status to "
+                        f"'failed'{gap}Input options: a branch or a job number.",
+                        {"status": {"type": "string"}, "branch": {"type": "string"}})
+        assert flagged(results("\n\n")) == {}
+        assert flagged(results(" ")) == {"get_results": {"params.phantom"}}
+
     def test_a_flag_to_execute_that_is_on_by_default_acts(self):
         def plan(default):
             return tool("plan_migration", "Plans a schema migration. Read-only.", {

@@ -33,8 +33,10 @@ __all__ = ["REFERENCE_NAME", "check_schema", "phantom_params"]
 _QUOTED = r"[`'\"]([a-z_][a-z0-9_]*)[`'\"]"
 # Not "fields": responses have fields too ("the `lastPage` field" is output, not input).
 _PARAM_WORD = r"(?:parameters?|params?|arguments?|args?|options?|flags?|inputs?)"
+# A reference is on one line: a quoted value that ends a line is not named by an "Input
+# options" heading on the next.
 _PARAM_REF = CaseBlind(
-    rf"{_QUOTED}\s+{_PARAM_WORD}\b"
+    rf"{_QUOTED}[ \t]+{_PARAM_WORD}\b"
     rf"|\b{_PARAM_WORD}\s+(?:named\s+|called\s+)?{_QUOTED}"
     rf"|\b{_PARAM_WORD}\s+(?:named|called)\s+([a-z_][a-z0-9_]*)"
     rf"|\b(?:set|pass|provide|use)\s+(?:the\s+)?{_QUOTED}\s+(?:to|as|argument|parameter)\b"
@@ -340,7 +342,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             out.append((R.ONLY_ARGUMENTS, "warning", "description", m.start(), m.end(),
                         f"says which arguments it takes, but the schema also has "
                         f"{', '.join(repr(e) for e in extra[:3])}", description))
-    for missing, start, end in phantom_params(description, props):
+    # At any depth, as the presented-parameter check reads them: a tool whose inputs sit
+    # under one ``params`` object still has them.
+    for missing, start, end in phantom_params(description, {name for _, name, _ in table}):
         if missing in siblings:
             continue  # "use `get_project` to check the status": a sibling tool, not an input
         out.append((R.PHANTOM, "warning", "description", start, end,
