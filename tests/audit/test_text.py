@@ -95,6 +95,15 @@ class TestHowTheUsersDataIsSpokenOf:
                     "user named in the chat.", {"query": {"type": "string"}})
         assert self.severities(told) == {"warning"}
 
+    def test_an_input_at_any_depth_is_the_tools_own(self):
+        def commit(field, says):
+            return tool("git_commit", "Records a commit.", {"author": {
+                "type": "object", "properties": {field: {"type": "string",
+                                                         "description": says}}}},
+                hints={"readOnlyHint": False})
+        assert_pair(commit("note", "The user's home address."),
+                    commit("email", "Author's email address (e.g. user@example.com)."))
+
     def test_an_input_is_named_as_a_word_not_found_inside_one(self):
         # "to" is inside "tool" and "today": neither names the input ``to``.
         plain = tool("send_fax", "Sends a fax. This tool keeps the conversation short today.",

@@ -394,7 +394,9 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
     if not is_map(props):
         props = {}
     title = tool.get("title") if isinstance(tool.get("title"), str) else ""
-    ctx = ToolContext(name=name, title=title or "", params=frozenset(map(str, props)),
+    table = tuple(walk(props))
+    # Its inputs at any depth: a tool whose inputs sit under one object still takes them.
+    ctx = ToolContext(name=name, title=title or "", params=frozenset(n for _, n, _ in table),
                       siblings=mine, foreign=foreign, every=every)
     description = ""
     claimed: list[tuple[str, str]] = []  # the title and description, for check_presented
@@ -433,7 +435,6 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
         for rule, severity, start, end, reason in found:
             add(rule, severity, field, excerpt(shown, start, end), reason,
                 *((start, end) if shown == text else (-1, -1)))
-    table = tuple(walk(props))
     checked = check_schema(tool, description, props, f"{name} {title}", mine, table)
     done = {(rule.code, field) for rule, _, field, *_ in checked}
     checked += [c for c in check_presented(tool, claimed, props, every or mine | foreign, table)
