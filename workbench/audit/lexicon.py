@@ -311,7 +311,7 @@ TRANSFER = Gated((_TRANSFER_TRIGGERS, alt(
     r"keep|mention|report|carr(?:y|ied|ies)|route|sync|back\s+it\s+up|record|save|log|"
     r"capture|remember|verbatim|goes\s+in(?:to)?|fill|populate|weave|accompan\w+|submit|grab|"
     r"drop\s+(?:it|them|this)\s+in(?:to)?|stick|place|insert|take|"
-    r"open|look\s+up|holding|containing)\b",
+    r"open|look\s+up)\b",
 )))
 # Acting without the user's say: unless negated ("nothing is sent without your consent").
 UNASKED = Gated(
