@@ -86,6 +86,7 @@ _WRITES = frozenset({"delete", "remove", "drop", "purge", "destroy", "wipe", "er
 # says ("Executes a read-only SELECT"; "the keyspace to execute the query in"). A flag to
 # execute that is on by default still acts (not a dry run).
 _RUNS = frozenset({"execute", "exec"})
+_CLAIM_WRITES = _WRITES - _RUNS
 # A flag that is on by default acts: these words say how, beside _WRITES ("empty_after_view",
 # "redeem_now"), though as a parameter's name alone they may be nouns ("allow_empty").
 _FLAG_WRITES = _WRITES | {"empty", "redeem", "order", "gift", "book", "reserve", "renew"}
@@ -144,7 +145,7 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
 
 def _writes(tool: Mapping[str, Any], table: Table, by_name: bool = True) -> str:
     """Why the schema says this tool changes something ("" when nothing does)."""
-    return _evidence(tool, table, _WRITES - _RUNS, descriptions=True, by_name=by_name,
+    return _evidence(tool, table, _CLAIM_WRITES, descriptions=True, by_name=by_name,
                      flag_words=_WRITES)
 
 
