@@ -48,7 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_mcp import RawClient, _pct  # noqa: E402
+from bench_mcp import RawClient, _cpus, _pct  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gateway.json"
 REPO = Path(__file__).resolve().parent.parent
@@ -161,26 +161,29 @@ def per_call(clients: dict[str, RawClient], tool: str, args: Any, block: int,
     return row
 
 
+def _stat(path: Path) -> list[str] | None:
+    """The fields of a ``/proc/PID/stat`` file after the command name (None: it is gone).
+
+    Field 0 is the state, 1 the parent's pid, 11 and 12 user and system time in ticks.
+    """
+    try:
+        return path.read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def cpu_seconds(pid: int) -> float:
     """User and system CPU time a live process has used (Linux's ``/proc``; 0 elsewhere)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
+    fields = _stat(Path(f"/proc/{pid}/stat"))
+    if fields is None:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _children(pid: int) -> list[int]:
     """The live child processes of ``pid`` (Linux's ``/proc``; none elsewhere)."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = entry.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry.parent.name))
-    return found
+    return [int(entry.parent.name) for entry in Path("/proc").glob("[0-9]*/stat")
+            if (fields := _stat(entry)) is not None and int(fields[1]) == pid]
 
 
 def spawned(make: Any, front: str | None) -> tuple[RawClient, dict[str, int]]:
@@ -444,10 +447,6 @@ def report(r: dict[str, Any]) -> None:
           f"{own['registry_median_ms']:.2f} ms (+{own['added_ms']:.2f} ms: ledger, calls "
           f"log, flush)")
     print(f"wrote {RESULTS}")
-
-
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 if __name__ == "__main__":
