@@ -343,8 +343,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
                         f"says which arguments it takes, but the schema also has "
                         f"{', '.join(repr(e) for e in extra[:3])}", description))
     # At any depth, as the presented-parameter check reads them: a tool whose inputs sit
-    # under one ``params`` object still has them.
-    for missing, start, end in phantom_params(description, {name for _, name, _ in table}):
+    # under one ``params`` object still has them. (A generator: gathered only when the text
+    # quotes or names something, which most do not.)
+    for missing, start, end in phantom_params(description, (name for _, name, _ in table)):
         if missing in siblings:
             continue  # "use `get_project` to check the status": a sibling tool, not an input
         out.append((R.PHANTOM, "warning", "description", start, end,
