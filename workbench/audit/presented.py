@@ -44,11 +44,13 @@ _CODE = re.compile(r"```|\b(?:where|and|or|select|if|when|whether)\s+$|[({,@$]\s
                    r"\be\.g\.|\b(?:such\s+as|for\s+example|returns?|result|response|output)\b",
                    re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][\w.-]*[\w]")
+_PARAM_WORDS = ("param", "arg", "flag", "option", "input")
 
 
 def _presented(text: str, known: frozenset[str], tools: frozenset[str], own: str,
                ) -> tuple[str, int, int] | None:
-    if "=" not in text and "he " not in text:
+    # Each match holds "=", or "the" before a word that says parameter (as written).
+    if "=" not in text and not ("he " in text and any(w in text for w in _PARAM_WORDS)):
         return None
     for m in _PRESENTED.finditer(text):
         name = m.group("a") or m.group("b") or m.group("c")

@@ -20,6 +20,7 @@ from typing import Any
 from workbench.audit.claims import check_claims, check_hints
 from workbench.audit.context import words_of
 from workbench.audit.excuses import mentions_user_data
+from workbench.audit.gates import words_in
 from workbench.audit.match import CaseBlind, compiled
 from workbench.audit.params import NAME_TOKEN, VERB_SPLIT, Table, is_map, name_words, walk
 from workbench.audit.rules import Rule
@@ -171,10 +172,6 @@ _RECON_WORDS = frozenset({"hostname", "host", "user", "username", "os", "operati
                           "variables", "uname", "printenv", "env", "computer", "workstation"})
 
 
-@functools.lru_cache(maxsize=8192)
-def _text_words(text: str) -> frozenset[str]:
-    """Words of a parameter description (descriptions repeat: "Repository owner")."""
-    return words_of(text)
 _SYSTEM_TOPICS = frozenset({"system", "host", "machine", "device", "diagnostic", "diagnose",
                             "inventory", "sysinfo", "monitor", "process", "shell", "terminal",
                             "os", "environment", "env", "launch", "exec", "execute", "spawn"})
@@ -263,7 +260,9 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
         fields = schema.get("properties")
         asks = text + (" " + " ".join(VERB_SPLIT.sub(" ", str(f)) for f in fields)
                        if is_map(fields) else "")
-        recon = _RECON.findall(asks) if asks and len(_text_words(asks) & _RECON_WORDS) > 1 else []
+        # Its words as written, camelCase unsplit: each of _RECON's matches is whole words.
+        recon = _RECON.findall(asks) if asks and len(
+            words_in(asks.lower()) & _RECON_WORDS) > 1 else []
         if recon and len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}
