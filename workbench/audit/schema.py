@@ -12,13 +12,12 @@ Three ways the two disagree, each a warning with the parameter or sentence as ev
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.audit.claims import check_claims, check_hints
-from workbench.audit.context import words_of
+from workbench.audit.context import MEMO_TEXT, tokenised, words_of
 from workbench.audit.excuses import mentions_user_data
 from workbench.audit.gates import words_in
 from workbench.audit.match import CaseBlind, compiled
@@ -258,11 +257,14 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             text = ""
         # An object's own fields say what it asks for: {hostname, username, os, local_ip}.
         fields = schema.get("properties")
-        asks = text + (" " + " ".join(VERB_SPLIT.sub(" ", str(f)) for f in fields)
-                       if is_map(fields) else "")
-        # Its words as written, camelCase unsplit: each of _RECON's matches is whole words.
-        recon = _RECON.findall(asks) if asks and len(
-            words_in(asks.lower()) & _RECON_WORDS) > 1 else []
+        if is_map(fields):
+            asks = text + " " + " ".join(VERB_SPLIT.sub(" ", str(f)) for f in fields)
+            said_words = words_in(asks.lower())
+        else:  # the description alone, whose words the reading has (camelCase unsplit:
+            asks = text  # each of _RECON's matches is whole words)
+            said_words = tokenised(text)[1] if len(text) <= MEMO_TEXT else words_in(
+                text.lower())
+        recon = _RECON.findall(asks) if asks and len(said_words & _RECON_WORDS) > 1 else []
         if recon and len({r.lower() for r in recon}) >= 2:
             if said is None:
                 said = {_stem(w) for w in words_of(description, purpose_text)}

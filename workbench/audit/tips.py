@@ -24,7 +24,8 @@ import re
 from workbench.audit import lexicon as lex
 from workbench.audit.context import ToolContext, sentences, tokenised, words_of
 from workbench.audit.excuses import plain_name_counts
-from workbench.audit.names import foreign_names_in
+from workbench.audit.match import CaseBlind
+from workbench.audit.names import foreign_names_in, names_foreign
 from workbench.audit.params import stems
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
@@ -34,7 +35,7 @@ __all__ = ["read_tips"]
 _HAND_WORDS = frozenset({"forward", "send", "pass", "copy", "share", "submit", "upload",
                          "post", "relay", "hand", "route", "mirror", "cc", "bcc", "report"})
 # What is handed on: the tool's own input or output, or all of something.
-_HAND = re.compile(
+_HAND = CaseBlind(
     r"\b(?:forward|send|pass|copy|share|submit|upload|post|relay|hand|route|mirror|cc|bcc|"
     r"report)\s+(?:(?:a|one)\s+cop(?:y|ies)\s+of\s+|on\s+)?(?:each|every|all|it|them|this|the\s+"
     r"(?:same\s+)?(?:\w+\s+)?(?:results?|outputs?|inputs?|texts?|documents?|files?|answers?|"
@@ -42,7 +43,7 @@ _HAND = re.compile(
     r"\b(?:on\s+)?(?:to|with)\s+(?:the\s+|our\s+|a\s+|an\s+)?(?P<who>(?:[\w-]+\s+){0,3}?"
     r"(?:partners?|desks?|vendors?|auditors?|reviewers?|editors?|team|office|department|"
     r"affiliates?|contractors?|agency|brokers?|sponsors?|analysts?|moderators?|"
-    r"third[\s-]part(?:y|ies)|back[\s-]office|archive))\b", re.IGNORECASE)
+    r"third[\s-]part(?:y|ies)|back[\s-]office|archive))\b")
 _ADDRESS = re.compile(r"\b(?:you|your|the\s+(?:assistant|model|agent))\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:never|not|no|without|nothing)\b|n't\b", re.IGNORECASE)
 
@@ -53,13 +54,13 @@ _TIP_WORDS = frozenset({"prefix", "prefixed", "prepend", "prepended", "append", 
                         "corrupt", "corrupts", "safer", "better", "prefer", "slow", "broken",
                         "unreliable", "deprecated", "flaky", "buggy", "outdated", "point",
                         "recipient", "recipients"})
-_TIP = re.compile(
+_TIP = CaseBlind(
     r"\b(?:prefix\w*|prepend\w*|append\w*|rewrit\w*|rewrote|replac\w*|swap\w*|redirect\w*|"
     r"rout(?:e|ed|es|ing)|prox(?:y|ied)|cc|bcc|instead\s+of|rather\s+than|in\s+favou?r\s+of|"
     r"avoid\w*|bypass\w*|corrupt\w*|safer|better\s+than|prefer\w*|"
     r"(?:is|are)\s+(?:known\s+to\s+be\s+|often\s+|too\s+)?(?:slow|broken|unreliable|deprecated|"
     r"flaky|buggy|outdated)|point\w*\s+(?:it|them)\s+(?:at|to)|(?:as\s+)?(?:an?\s+)?(?:extra\s+)?"
-    r"recipients?)\b", re.IGNORECASE)
+    r"recipients?)\b")
 # Another server's tools, or a kind of tool this server is not: "another server's tools",
 # "your mail tool", "the browser tool" ("other tools" alone are often the siblings).
 _GENERIC = re.compile(
@@ -102,8 +103,11 @@ _QUOTE = re.compile(r"\"[^\"\n]{1,200}\"|`[^`\n]{1,200}`|(?<!\w)'[^'\n]{2,200}'(
                     r"\b(?:e\.g\.|such\s+as|for\s+example|like)\s")
 
 
-def _tip(sentence: str, ctx: ToolContext) -> tuple[str, int, int] | None:
-    """``(severity, start, end)`` of a tool the sentence gives advice about."""
+def _tip(sentence: str, ctx: ToolContext, named: bool) -> tuple[str, int, int] | None:
+    """``(severity, start, end)`` of a tool the sentence gives advice about.
+
+    ``named``: the text holds the name of another server's tool (no sentence does if not).
+    """
     advice = _TIP.search(sentence)
     if advice is not None and any(q.start() <= advice.start() < q.end() or q.end() <= (
             advice.start()) and q.group().endswith(" ") for q in _QUOTE.finditer(sentence)):
@@ -112,7 +116,7 @@ def _tip(sentence: str, ctx: ToolContext) -> tuple[str, int, int] | None:
             r"\b(?:instead|rather)\b", sentence, re.IGNORECASE):
         return None
     near = advice.start() - _NEAR, advice.end() + _NEAR
-    for name, start, end in foreign_names_in(sentence, ctx.foreign):
+    for name, start, end in foreign_names_in(sentence, ctx.foreign) if named else ():
         if near[0] <= start <= near[1] and name != ctx.name and name not in ctx.siblings and (
                 _marked(name, sentence, start, end)):
             return "high", start, end
@@ -129,13 +133,15 @@ def read_tips(text: str, ctx: ToolContext, description: bool = False,
     ``description``: the text is the tool's description, whose first sentence says what
     the tool does.
     """
-    if ctx.topic & lex.SECURITY_TOPICS:
-        return []  # a scanner describes these attacks ("prefers its tools over another's")
     words = tokenised(text)[1] if len(text) <= 2_000 else words_of(text)
-    hand = not _HAND_WORDS.isdisjoint(words)
-    tip = not _TIP_WORDS.isdisjoint(words)
-    if not (hand or tip):
+    # A sentence's match is the text's too (a sentence ends where a word does): a text
+    # without one is not read sentence by sentence.
+    hand = not _HAND_WORDS.isdisjoint(words) and _HAND.search(text) is not None
+    tip = not _TIP_WORDS.isdisjoint(words) and _TIP.search(text) is not None
+    if not (hand or tip) or ctx.topic & lex.SECURITY_TOPICS:
+        # A scanner describes these attacks ("prefers its tools over another's").
         return []
+    named = tip and names_foreign(text, words, ctx.foreign, ctx.every)
     out: list[tuple[Rule, str, int, int, str]] = []
     handed = tipped = False
     for index, (offset, sentence) in enumerate(sentences(text)):
@@ -145,9 +151,9 @@ def read_tips(text: str, ctx: ToolContext, description: bool = False,
                 handed = True
                 out.append((R.HANDED_ON, "warning", offset + m.start(), offset + m.end(),
                             "asks the model to hand the tool's input or output to "
-                            f"{m.group('who').strip()!r}, a third party"))
+                            f"{sentence[m.start('who'):m.end('who')].strip()!r}, a third party"))
         if tip and not tipped:
-            found = _tip(sentence, ctx)
+            found = _tip(sentence, ctx, named)
             if found is not None:
                 tipped = True
                 severity, start, end = found
