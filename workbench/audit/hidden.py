@@ -94,17 +94,28 @@ def _disguised(text: str) -> list[tuple[re.Match[str], list[str]]]:
     through :data:`HOMOGLYPHS` ("сор") counts only in mostly-Latin text: a Russian or
     Greek sentence is not a disguise.
     """
-    letters = [c for c in text if c.isalpha()]
-    latin = bool(letters) and sum(c.isascii() for c in letters) >= 0.6 * len(letters)
+    if text.isascii():
+        return []
+    latin = None  # read once, for the first word spelled wholly in look-alike letters
+
+    def mostly_latin() -> bool:
+        letters = [c for c in text if c.isalpha()]
+        return bool(letters) and sum(c.isascii() for c in letters) >= 0.6 * len(letters)
+
     out = []
     for m in _WORDS.finditer(text):
         word = m.group()
         if word.isascii():
             continue
         odd = _lookalike_letters(word)
-        mixed = any(c.isascii() for c in word)
-        if odd and (mixed or latin and word.lower().translate(HOMOGLYPHS).isascii()):
-            out.append((m, odd))
+        if not odd:
+            continue
+        if not any(c.isascii() for c in word):
+            if latin is None:
+                latin = mostly_latin()
+            if not (latin and word.lower().translate(HOMOGLYPHS).isascii()):
+                continue
+        out.append((m, odd))
     return out
 
 

@@ -22,9 +22,9 @@ __all__ = ["foreign_names_in", "names_foreign"]
 # tool of a server, and comparing equal sets of thousands of names would cost more than the
 # tokenising it saves. The set is kept with its index, so its id is not reused.
 # An index: each name's rarest word -> its next rarest word ("" for a name of one word) ->
-# the word sets of the names they key (``None``: words cannot rule a name out); and the
-# names of one word, lowercased.
-_Keyed = dict[str, dict[str, list[frozenset[str]]]]
+# the word sets of the names they key, each with its names (``None``: words cannot rule a
+# name out); and the names of one word, lowercased.
+_Keyed = dict[str, dict[str, list[tuple[frozenset[str], tuple[str, ...]]]]]
 _Index = tuple[_Keyed | None, frozenset[str] | None]
 _NAME_INDEX: dict[int, tuple[frozenset[str], _Index]] = {}
 
@@ -46,14 +46,17 @@ def _name_index(names: frozenset[str]) -> _Index:
     hit = _NAME_INDEX.get(id(names))
     if hit is not None and hit[0] is names:
         return hit[1]
-    split = set(map(_words, names))
+    split: dict[frozenset[str], list[str]] = {}
+    for name in names:
+        split.setdefault(_words(name), []).append(name)
     by_key: _Keyed | None = None
     if frozenset() not in split:
         rarity = Counter(chain.from_iterable(split)).__getitem__
         by_key = {}
-        for ws in split:
+        for ws, named in split.items():
             key, *rest = sorted(ws, key=rarity)
-            by_key.setdefault(key, {}).setdefault(rest[0] if rest else "", []).append(ws)
+            by_key.setdefault(key, {}).setdefault(rest[0] if rest else "", []).append(
+                (ws, tuple(named)))
     plain: frozenset[str] | None = frozenset(
         n.lower() for n in names if "_" not in n and "-" not in n)
     if by_key is None or any("." in n for n in names):
@@ -64,16 +67,14 @@ def _name_index(names: frozenset[str]) -> _Index:
     return by_key, plain
 
 
-def _may_hold(words: set[str], by_key: _Keyed) -> bool:
-    """Whether the words hold every word of some indexed name."""
+def _held(words: set[str], by_key: _Keyed) -> Iterator[str]:
+    """The indexed names all of whose words are among ``words``."""
     for key in words & by_key.keys():
         then = by_key[key]
-        if "" in then:
-            return True
-        for second in words & then.keys():
-            if any(ws <= words for ws in then[second]):
-                return True
-    return False
+        for second in ("", *(words & then.keys())) if "" in then else words & then.keys():
+            for ws, named in then[second]:
+                if ws <= words:
+                    yield from named
 
 
 def names_foreign(text: str, words: set[str], foreign: frozenset[str],
@@ -96,7 +97,10 @@ def names_foreign(text: str, words: set[str], foreign: frozenset[str],
         by_key, plain = _name_index(foreign if indexed is None else indexed)
         if plain is not None and "_" not in text and "-" not in text and plain.isdisjoint(words):
             return False
-        if by_key is not None and not _may_hold(words, by_key):
+        # A name held as a token is held as a string: most names whose words a text holds
+        # (this server's own, as often as not) are not in it as written.
+        if by_key is not None and not any(name in foreign and name in text
+                                          for name in _held(words, by_key)):
             return False
     # Every token, and the name of each qualified one, found at C speed: ``foreign_names_in``
     # gives the same names one by one, with their spans, for the sentences that need them.
