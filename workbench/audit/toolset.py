@@ -234,7 +234,8 @@ def _spoken_name(name: str) -> str:
     # Four words need three separators (or camel humps): most names skip the split. A name
     # whose head names, picks or pages something ("auth_token_update_strategy") says what
     # the value is, not a sentence.
-    if sum(map(name.count, "_-")) + sum(c.isupper() for c in name) >= _NAME_WORDS - 1 and (
+    if name.count("_") + name.count("-") + (0 if name.islower() else sum(
+            map(str.isupper, name))) >= _NAME_WORDS - 1 and (
             len(words_of(name)) >= _NAME_WORDS) and not REFERENCE_NAME.search(name):
         return " ".join(_NAME_PARTS.split(name))
     return ""
