@@ -115,5 +115,33 @@ def tokenise(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
     return single, words, set().union(*(g for _, _, g in parts)), parts
 
 
-#: :func:`tokenise`, once per text of up to :data:`MEMO_TEXT` characters.
-tokenised = lru_cache(maxsize=4096)(tokenise)
+_memo = lru_cache(maxsize=4096)(tokenise)
+# The last longer text and its tokens: the readers of one text (the sentence reading, tips,
+# other languages) tokenise it once between them, and one text is all that is kept.
+_last_long: tuple[str, tuple] = ("", ())
+
+
+def tokenised(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
+    """:func:`tokenise`, once per text of up to :data:`MEMO_TEXT` characters.
+
+    A longer text is tokenised once for the readers that read it in turn, and not kept
+    after the next one.
+    """
+    global _last_long
+    if len(text) <= MEMO_TEXT:
+        return _memo(text)
+    last = _last_long  # one read: another thread may replace it
+    if last[0] is text:
+        return last[1]
+    found = tokenise(text)
+    _last_long = (text, found)
+    return found
+
+
+def _clear() -> None:
+    global _last_long
+    _memo.cache_clear()
+    _last_long = ("", ())
+
+
+tokenised.cache_clear = _clear  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from workbench.audit.claims import check_claims, check_hints
-from workbench.audit.context import MEMO_TEXT, tokenised, words_of
+from workbench.audit.context import tokenised, words_of
 from workbench.audit.excuses import mentions_user_data
 from workbench.audit.gates import words_in
 from workbench.audit.match import CaseBlind, compiled
@@ -262,8 +262,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             said_words = words_in(asks.lower())
         else:  # the description alone, whose words the reading has (camelCase unsplit:
             asks = text  # each of _RECON's matches is whole words)
-            said_words = tokenised(text)[1] if len(text) <= MEMO_TEXT else words_in(
-                text.lower())
+            said_words = tokenised(text)[1]
         recon = _RECON.findall(asks) if asks and len(said_words & _RECON_WORDS) > 1 else []
         if recon and len({r.lower() for r in recon}) >= 2:
             if said is None:
