@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from workbench.audit.gates import gates_of, words_in
 
@@ -115,33 +115,35 @@ def tokenise(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
     return single, words, set().union(*(g for _, _, g in parts)), parts
 
 
-_memo = lru_cache(maxsize=4096)(tokenise)
-# The last longer text and its tokens: the readers of one text (the sentence reading, tips,
-# other languages) tokenise it once between them, and one text is all that is kept.
-_last_long: tuple[str, tuple] = ("", ())
+class _Tokenised(dict):
+    """:func:`tokenise` once per text: ``tokenised[text]``, a lookup in C when it is known.
 
-
-def tokenised(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
-    """:func:`tokenise`, once per text of up to :data:`MEMO_TEXT` characters.
-
-    A longer text is tokenised once for the readers that read it in turn, and not kept
-    after the next one.
+    Texts of up to :data:`MEMO_TEXT` characters are kept, 4,096 at most (then all are
+    dropped: a hostile server sends endless texts). A longer one is kept until the next
+    one, so the readers that read it in turn (the sentence reading, tips, other languages)
+    tokenise it once between them.
     """
-    global _last_long
-    if len(text) <= MEMO_TEXT:
-        return _memo(text)
-    last = _last_long  # one read: another thread may replace it
-    if last[0] is text:
-        return last[1]
-    found = tokenise(text)
-    _last_long = (text, found)
-    return found
+
+    _last: tuple[str | None, tuple] = (None, ())
+
+    def __missing__(self, text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
+        last = self._last  # one read: another thread may replace it
+        if last[0] is text:
+            return last[1]
+        found = tokenise(text)
+        if len(text) > MEMO_TEXT:
+            self._last = (text, found)
+        else:
+            if len(self) >= 4096:
+                self.clear()
+            self[text] = found
+        return found
+
+    def cache_clear(self) -> None:
+        """Forget every text (a test's fresh start)."""
+        self.clear()
+        self._last = (None, ())
 
 
-def _clear() -> None:
-    global _last_long
-    _memo.cache_clear()
-    _last_long = ("", ())
-
-
-tokenised.cache_clear = _clear  # type: ignore[attr-defined]
+#: ``tokenised[text]``: :func:`tokenise`, remembered (see :class:`_Tokenised`).
+tokenised = _Tokenised()

@@ -262,7 +262,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             said_words = words_in(asks.lower())
         else:  # the description alone, whose words the reading has (camelCase unsplit:
             asks = text  # each of _RECON's matches is whole words)
-            said_words = tokenised(text)[1]
+            said_words = tokenised[text][1]
         recon = _RECON.findall(asks) if asks and len(said_words & _RECON_WORDS) > 1 else []
         if recon and len({r.lower() for r in recon}) >= 2:
             if said is None:

@@ -85,7 +85,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
     example, enum or const (sent as is unless someone changes it).
     """
-    single, words, text_gates, parts = tokenised(text)
+    single, words, text_gates, parts = tokenised[text]
     g_tools = names_foreign(text, words, ctx.foreign, ctx.every)
     if not g_tools and not opens(text_gates):
         return []  # nothing in the text can open any reading block

@@ -133,7 +133,7 @@ def read_tips(text: str, ctx: ToolContext, description: bool = False,
     ``description``: the text is the tool's description, whose first sentence says what
     the tool does.
     """
-    words = tokenised(text)[1]
+    words = tokenised[text][1]
     # A sentence's match is the text's too (a sentence ends where a word does): a text
     # without one is not read sentence by sentence.
     hand = not _HAND_WORDS.isdisjoint(words) and _HAND.search(text) is not None
