@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from workbench.audit.gates import gates_of, words_in
+from workbench.audit.gates import gates_of, opens, words_in
 
 __all__ = ["MEMO_TEXT", "ToolContext", "sentences", "tokenise", "tokenised", "words_of"]
 
@@ -86,33 +86,43 @@ def sentences(text: str) -> Iterator[tuple[int, str]]:
             yield m.start(), m.group()
 
 
-_Parts = list[tuple[int, str, set[str]]]
+_Parts = list[tuple[int, str, set[str], bool]]
+_Tokens = tuple[bool, set[str], set[str], _Parts | None, bool]
 # Texts up to this length are tokenised once per process: parameter descriptions repeat
 # across a server's tools ("Repository owner"), and their words and gates do not depend on
 # the tool. Longer ones are tokenised each time (a hostile server sends megabytes).
 MEMO_TEXT = 2_000
 
 
-def tokenise(text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
-    """A text's words and gates: ``(single sentence, words, gates, sentences or None)``.
+def tokenise(text: str) -> _Tokens:
+    """A text's words and gates: ``(single sentence, words, gates, sentences, opens)``.
 
     Gates first: a block whose words a sentence lacks skips it. A short text's gates serve
-    all its sentences; a long one's are each sentence's own, and the text's are their union
-    (so a long text is tokenised once, by sentence). Shared, so never changed by a reader.
+    all its sentences (``sentences`` is None); a long one's are each sentence's own
+    (``(offset, sentence, gates, opens)`` each), and the text's are their union (so a long
+    text is tokenised once, by sentence). ``opens``: whether a reading block of
+    ``text.read_text`` may find something in the text, or in the sentence
+    (:func:`~workbench.audit.gates.opens`), decided once per text whatever tool it is
+    read for. Shared, so never changed by a reader.
     """
     single = "." not in text and "\n" not in text and "!" not in text and "?" not in text
     if single or len(text) < 200:
         lower = text.lower()
         words = words_in(lower)
-        return single, words, gates_of(lower, words), None
+        gates = gates_of(lower, words)
+        return single, words, gates, None, opens(gates)
     words = set()
     parts = []
     for offset, sentence in sentences(text):
         lowered = sentence.lower()
         said = words_in(lowered)
         words |= said
-        parts.append((offset, sentence, gates_of(lowered, said)))
-    return single, words, set().union(*(g for _, _, g in parts)), parts
+        gates = gates_of(lowered, said)
+        parts.append((offset, sentence, gates, opens(gates)))
+    # A text whose sentences open nothing has nothing to read, though their triggers together
+    # might open a block: each sentence is read on its own.
+    return (single, words, set().union(*(g for _, _, g, _ in parts)), parts,
+            any(o for *_, o in parts))
 
 
 class _Tokenised(dict):
@@ -126,7 +136,7 @@ class _Tokenised(dict):
 
     _last: tuple[str | None, tuple] = (None, ())
 
-    def __missing__(self, text: str) -> tuple[bool, set[str], set[str], _Parts | None]:
+    def __missing__(self, text: str) -> _Tokens:
         last = self._last  # one read: another thread may replace it
         if last[0] is text:
             return last[1]

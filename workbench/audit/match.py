@@ -160,6 +160,7 @@ class Gated:
         for index, (triggers, _, _) in enumerate(self.rules):
             for trigger in triggers:
                 self._rules_of.setdefault(trigger, []).append(index)
+        self._last: tuple[AbstractSet[str] | None, list[int]] = (None, [])
         Gated.registry.append(self)
 
     def may_match(self, present: AbstractSet[str]) -> bool:
@@ -167,9 +168,22 @@ class Gated:
         return not self.triggers.isdisjoint(present)
 
     def opened(self, present: AbstractSet[str]) -> list[int]:
-        """Indices of the rules a text holding the ``present`` triggers opens, in order."""
+        """Indices of the rules a text holding the ``present`` triggers opens, in order.
+
+        Not to be changed by the caller. The last answer is kept for the ``present`` it
+        was given: a sentence's triggers are one set (never changed once made), asked about
+        by one reading block after another.
+        """
         if self.triggers.isdisjoint(present):
             return []
+        last = self._last  # one read: another thread may replace it
+        if last[0] is present:
+            return last[1]
+        out = self._opened(present)
+        self._last = (present, out)
+        return out
+
+    def _opened(self, present: AbstractSet[str]) -> list[int]:
         found = self.triggers & present
         rules_of = self._rules_of
         if len(found) == 1:

@@ -44,7 +44,6 @@ from workbench.audit.excuses import (
     size_or_paging,
     third_party,
 )
-from workbench.audit.gates import opens
 from workbench.audit.match import CaseBlind, compiled
 from workbench.audit.names import foreign_names_in, names_foreign
 from workbench.audit.rules import Rule
@@ -85,9 +84,9 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
     ``is_param``: the text belongs to a parameter; ``is_value``: it is a parameter's default,
     example, enum or const (sent as is unless someone changes it).
     """
-    single, words, text_gates, parts = tokenised[text]
+    single, words, text_gates, parts, opened = tokenised[text]
     g_tools = names_foreign(text, words, ctx.foreign, ctx.every)
-    if not g_tools and not opens(text_gates):
+    if not g_tools and not opened:
         return []  # nothing in the text can open any reading block
     out: list[tuple[Rule, str, int, int, str]] = []
     seen: set[str] = set()
@@ -97,12 +96,11 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             seen.add(rule.code)
             out.append((rule, severity, start, end, reason))
 
-    narrow = parts is not None  # each sentence has its own gates
     if parts is None:  # one sentence, or a short text: no splitting, or no narrowing
-        parts = [(0, text, text_gates)] if single else [
-            (offset, sentence, text_gates) for offset, sentence in sentences(text)]
-    for index, (offset, sentence, gates) in enumerate(parts):
-        if not g_tools and narrow and not opens(gates):
+        parts = [(0, text, text_gates, True)] if single else [
+            (offset, sentence, text_gates, True) for offset, sentence in sentences(text)]
+    for index, (offset, sentence, gates, sentence_opens) in enumerate(parts):
+        if not g_tools and not sentence_opens:
             continue  # nothing in this sentence can open a block
         directive = False
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
