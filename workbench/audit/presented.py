@@ -47,17 +47,20 @@ _TOKEN = re.compile(r"[A-Za-z][\w.-]*[\w]")
 _PARAM_WORDS = ("param", "arg", "flag", "option", "input")
 
 
-def _presented(text: str, known: frozenset[str], tools: frozenset[str], own: str,
+def _presented(text: str, table: Table, tools: frozenset[str], own: str,
                ) -> tuple[str, int, int] | None:
     # Each match holds "=", or "the" before a word that says parameter (as written).
     if "=" not in text and not ("he " in text and any(w in text for w in _PARAM_WORDS)):
         return None
+    known = None  # the parameters' names, as written and lowercased: once there is a match
     for m in _PRESENTED.finditer(text):
         name = m.group("a") or m.group("b") or m.group("c")
         # Inside a URL or a query string: "https://x.io/?utm_source=feed".
         token = text[text.rfind(" ", 0, m.start()) + 1:m.start() + 1]
         if "://" in token or "?" in token:
             continue
+        if known is None:
+            known = {p for _, p, _ in table} | {p.lower() for _, p, _ in table}
         if name in known or name.lower() in known or name in tools:
             continue
         lo = max(text.rfind(". ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
@@ -183,7 +186,6 @@ def check_presented(tool: Mapping[str, Any], texts: Sequence[tuple[str, str]],
     out: _Out = []
     if table is None:
         table = tuple(walk(props)) if props else ()
-    known = frozenset(p for _, p, _ in table) | frozenset(p.lower() for _, p, _ in table)
     # A claim can go against a default only where a parameter has one.
     defaults = tuple(row for row in table if is_map(row[2]) and "default" in row[2])
     hints = tool.get("annotations")
@@ -191,7 +193,7 @@ def check_presented(tool: Mapping[str, Any], texts: Sequence[tuple[str, str]],
     presented = against = excused = False
     for field, text in texts:
         if not presented and field == "description":
-            found = _presented(text, known, tools, str(tool.get("name")))
+            found = _presented(text, table, tools, str(tool.get("name")))
             if found is not None:
                 presented = True
                 name, start, end = found
