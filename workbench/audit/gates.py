@@ -13,7 +13,7 @@ import re
 
 from workbench.audit import lexicon as lex
 from workbench.audit import user_data as ud
-from workbench.audit.match import Gated
+from workbench.audit.match import Gated, trie
 from workbench.audit.rules import openers
 
 __all__ = ["gates_of", "one_space", "opens", "words_in"]
@@ -80,33 +80,9 @@ _WORD_TOKENS = tuple(sorted(set(_WORD_TRIGGERS) | _HEADS))
 _EXACT = frozenset(t[1:] for t in _EXACT_TRIGGERS)
 
 
-def _trie(tokens: tuple[str, ...]) -> str:
-    """A pattern that matches the longest of ``tokens`` starting where it is tried.
-
-    The tokens as a tree of their characters, each node an alternation of the characters
-    that follow it, optional past a node that ends a token: one step per character, where
-    an alternation of 400 words would try each.
-    """
-    root: dict[str, dict] = {}
-    for token in tokens:
-        node = root
-        for c in token:
-            node = node.setdefault(c, {})
-        node[""] = {}
-
-    def pattern(node: dict[str, dict]) -> str:
-        branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return f"(?=({pattern(root)}))"
-
-
 # Every token found where a match starts, with the tokens it begins with ("passw" holds
 # "pass"): the longest one at each position is what the tree matches.
-_LONGEST = re.compile(_trie(_WORD_TOKENS))
+_LONGEST = re.compile(trie(_WORD_TOKENS))
 _PREFIXES = {t: frozenset(u for u in _WORD_TOKENS if t.startswith(u)) for t in _WORD_TOKENS}
 
 

@@ -10,13 +10,13 @@ is in the text). The vocabulary itself is in :mod:`~workbench.audit.lexicon`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from typing import Any, ClassVar
 
 from workbench.audit.starts import MAX_FIRST, first_chars
 
-__all__ = ["CaseBlind", "Gated", "alt", "compiled", "rx"]
+__all__ = ["CaseBlind", "Gated", "alt", "compiled", "rx", "trie"]
 
 
 # Escapes and inline flags that hold capital letters without naming one ("\\S", "(?-i:").
@@ -59,6 +59,33 @@ def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 def alt(*alternatives: str) -> str:
     """One pattern string matching any of ``alternatives``."""
     return "|".join(f"(?:{a})" for a in alternatives)
+
+
+def trie(tokens: Iterable[str]) -> str:
+    """A pattern that finds the longest of ``tokens`` starting where it is tried.
+
+    Zero-width, with the token as its group: ``findall`` gives the longest token at each
+    position (tokens inside others included), and ``search`` finds whether any is in a text.
+
+    The tokens as a tree of their characters, each node an alternation of the characters
+    that follow it, optional past a node that ends a token: one step per character, where
+    an alternation of 400 words would try each.
+    """
+    root: dict[str, dict] = {}
+    for token in tokens:
+        node = root
+        for c in token:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, dict]) -> str:
+        branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return f"(?=({pattern(root)}))"
 
 
 class CaseBlind:
@@ -204,7 +231,8 @@ class Gated:
 
     def tagged(self, text: str, present: AbstractSet[str]) -> list[tuple[str, re.Match[str]]]:
         """``(tag, match)`` for every pattern's matches in ``text``, by position."""
-        opened = self.opened(present)
+        # (``opened``'s first test made here: most calls open nothing, and need no call.)
+        opened = None if self.triggers.isdisjoint(present) else self.opened(present)
         if not opened:
             return []
         lower = text.lower()
@@ -222,7 +250,7 @@ class Gated:
 
     def search(self, text: str, present: AbstractSet[str], pos: int = 0) -> re.Match[str] | None:
         """The first match in ``text`` from ``pos`` (``None`` when no rule is opened)."""
-        opened = self.opened(present)
+        opened = None if self.triggers.isdisjoint(present) else self.opened(present)
         if not opened:
             return None
         best = None
