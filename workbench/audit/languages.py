@@ -137,7 +137,8 @@ def _fold(text: str) -> str:
 
 def _foreign(text: str) -> bool:
     """Whether the text may be in one of the languages read here."""
-    if len(tokenised[text][1] & _MARKERS) >= 2:
+    words = tokenised[text][1]
+    if not _MARKERS.isdisjoint(words) and len(_MARKERS.intersection(words)) >= 2:
         return True
     return not text.isascii() and _CJK.search(text) is not None
 
