@@ -193,6 +193,11 @@ _OPENERS, _OPENERS_BOTH, _OPENED_BY = openers({name: value for module in (lex, u
                                                for name, value in vars(module).items()
                                                if isinstance(value, Gated)})
 _BOTH_GATES = frozenset(_OPENERS_BOTH)
+# The triggers that open a rule of theirs alone (a rule of one group of triggers): a text
+# holding one opens a block whatever else it holds (most texts that open do so this way).
+_OPEN_ALONE = frozenset(
+    t for t in _OPENERS if t not in _OPENED_BY
+    or any(not v._also[i] for v in _OPENED_BY[t] for i in v._rules_of.get(t, ())))
 
 
 def opens(gates: set[str]) -> bool:
@@ -202,6 +207,8 @@ def opens(gates: set[str]) -> bool:
     and ``appreciate``): most texts that hold one trigger hold no whole rule's.
     """
     if not gates.isdisjoint(_OPENERS):
+        if not gates.isdisjoint(_OPEN_ALONE):
+            return True
         for trigger in _OPENERS.intersection(gates):
             vocabularies = _OPENED_BY.get(trigger)
             if vocabularies is None:
