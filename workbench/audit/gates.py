@@ -83,7 +83,9 @@ _EXACT = frozenset(t[1:] for t in _EXACT_TRIGGERS)
 # Every token found where a match starts, with the tokens it begins with ("passw" holds
 # "pass"): the longest one at each position is what the tree matches.
 _LONGEST = re.compile(trie(_WORD_TOKENS))
-_PREFIXES = {t: frozenset(u for u in _WORD_TOKENS if t.startswith(u)) for t in _WORD_TOKENS}
+_TOKEN_SET = frozenset(_WORD_TOKENS)
+_PREFIXES = {t: frozenset(t[:i] for i in range(1, len(t) + 1) if t[:i] in _TOKEN_SET)
+             for t in _WORD_TOKENS}
 
 
 def _tokens_in(word: str) -> set[str]:
