@@ -74,3 +74,29 @@ RENAMED = frozenset(f"{n}_{i}" for n in ("create_issue", "list_issues", "get_me"
 def test_names_that_share_words_are_told_apart_by_all_their_words(text):
     # Keyed by its rarest word ("12"), a name is found only with all its words present.
     assert check(text, RENAMED) == by_tokens(text, RENAMED)
+
+
+def test_an_index_of_every_name_answers_for_one_servers_foreign_names():
+    # As the audit asks: one index of every name, a server's foreign names a part of it. A
+    # text that holds its own server's names (as written, or word by word) names nothing
+    # foreign; the qualified or plain name of another server's tool is found.
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    servers = {srv: frozenset(t["name"] for t in tools) for srv, tools in corpus["real"].items()}
+    every = frozenset().union(*servers.values())
+    checked = named = 0
+    for srv, tools in corpus["real"].items():
+        foreign = every - servers[srv]
+        for tool in tools:
+            for _, text in tool_texts(tool, deep=True):
+                words = set(lex.WORD.findall(text.lower()))
+                expected = by_tokens(text, foreign)
+                assert names_foreign(text, words, foreign, every) == expected, (srv, text[:120])
+                checked += 1
+                named += expected
+    own = sorted(servers["github"])[0]
+    other = sorted(every - servers["github"])[0]
+    for text, expected in ((f"call {own} first", False), (f"call {other} first", True),
+                           (f"then x.{other}", True), (own.replace("_", " "), False)):
+        words = set(lex.WORD.findall(text.lower()))
+        assert names_foreign(text, words, every - servers["github"], every) is expected, text
+    assert checked > 1000 and named >= 1
