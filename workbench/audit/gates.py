@@ -199,7 +199,7 @@ _BOTH_GATES = frozenset(_OPENERS_BOTH)
 # holding one opens a block whatever else it holds (most texts that open do so this way).
 _OPEN_ALONE = frozenset(
     t for t in _OPENERS if t not in _OPENED_BY
-    or any(not v._also[i] for v in _OPENED_BY[t] for i in v._rules_of.get(t, ())))
+    or any(v.opens_alone(t) for v in _OPENED_BY[t]))
 
 
 def opens(gates: set[str]) -> bool:

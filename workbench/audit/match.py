@@ -190,6 +190,10 @@ class Gated:
         self._last: tuple[AbstractSet[str] | None, list[int]] = (None, [])
         Gated.registry.append(self)
 
+    def opens_alone(self, trigger: str) -> bool:
+        """Whether ``trigger`` alone opens one of the rules (one it indexes, of one group)."""
+        return any(not self._also[i] for i in self._rules_of.get(trigger, ()))
+
     def may_match(self, present: AbstractSet[str]) -> bool:
         """Whether any pattern could match a text holding the ``present`` triggers."""
         return not self.triggers.isdisjoint(present)
