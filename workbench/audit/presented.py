@@ -31,11 +31,12 @@ _Out = list[tuple[Rule, str, str, int, int, str, str]]
 
 # A marked identifier: snake_case with one underscore at least, or camelCase.
 _MARKED = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*"
+# The words that say parameter after "the upload_to": the pattern and its gate both read them.
+_PARAM_WORDS = ("parameter", "param", "argument", "arg", "flag", "option", "input")
 _PRESENTED = re.compile(
     rf"(?<![\w?&/.#:=$%-])(?P<a>{_MARKED})\s?=(?![=>])\s?[\"'`]?[\w:/.\-]"
     r"|`(?P<b>[A-Za-z_][A-Za-z0-9_]*)\s?=(?!=)[^`\n]{1,80}`"
-    rf"|\b(?i:the)\s+[`'\"]?(?P<c>{_MARKED})[`'\"]?\s+(?:parameter|param|argument|arg|flag|option|"
-    r"input)s?\b")
+    rf"|\b(?i:the)\s+[`'\"]?(?P<c>{_MARKED})[`'\"]?\s+(?:{'|'.join(_PARAM_WORDS)})s?\b")
 
 
 # Where ``name=value`` is not this tool's input: code, a query or SQL, a condition on what
@@ -44,7 +45,6 @@ _CODE = re.compile(r"```|\b(?:where|and|or|select|if|when|whether)\s+$|[({,@$]\s
                    r"\be\.g\.|\b(?:such\s+as|for\s+example|returns?|result|response|output)\b",
                    re.IGNORECASE)
 _TOKEN = re.compile(r"[A-Za-z][\w.-]*[\w]")
-_PARAM_WORDS = ("param", "arg", "flag", "option", "input")
 
 
 def _presented(text: str, table: Table, tools: frozenset[str], own: str,
