@@ -27,6 +27,7 @@ import json
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 from _common import REPO, audit_speed_row, report
 
@@ -134,6 +135,7 @@ def speed_row(corpus: dict) -> dict:
 _FIRST_AUDIT = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
+import workbench
 from workbench.contracts.canonical import canonical_json
 from workbench.surface import audit
 from workbench.surface.audit_corpus import load_corpus
@@ -145,15 +147,27 @@ start = time.perf_counter()
 for tools in real.values():
     for t in tools:
         canonical_json(t)
-print(json.dumps([sum(map(len, real.values())), took, time.perf_counter() - start]))
+print(json.dumps([sum(map(len, real.values())), took, time.perf_counter() - start,
+                  workbench.__file__]))
 """
+
+
+def first_audit(tree: Path = REPO) -> tuple[int, float, float]:
+    """One fresh process auditing the real corpus with the audit of ``tree`` (a checkout).
+
+    Returns the number of tools, the seconds the audit took and those of canonical JSON.
+    """
+    n, took, floor, imported = json.loads(subprocess.run(
+        [sys.executable, "-c", _FIRST_AUDIT, str(tree), str(CORPUS)], check=True,
+        capture_output=True, text=True).stdout)
+    if not Path(imported).resolve().is_relative_to(Path(tree).resolve()):
+        raise RuntimeError(f"audited with {imported}, not the checkout at {tree}")
+    return n, took, floor
 
 
 def first_audit_row(runs: int = 5) -> dict:
     """The first audit of the real corpus in each of ``runs`` fresh processes (median)."""
-    samples = [json.loads(subprocess.run(
-        [sys.executable, "-c", _FIRST_AUDIT, str(REPO), str(CORPUS)], check=True,
-        capture_output=True, text=True).stdout) for _ in range(runs)]
+    samples = [first_audit() for _ in range(runs)]
     n = samples[0][0]
     took = statistics.median(s[1] for s in samples)
     floor = statistics.median(s[2] for s in samples)
