@@ -71,7 +71,10 @@ def _held(words: set[str], by_key: _Keyed) -> Iterator[str]:
     """The indexed names all of whose words are among ``words``."""
     for key in words & by_key.keys():
         then = by_key[key]
-        for second in ("", *(words & then.keys())) if "" in then else words & then.keys():
+        seconds = words & then.keys()
+        if "" in then:
+            seconds.add("")  # the names of one word: their key is all of them
+        for second in seconds:
             for ws, named in then[second]:
                 if ws <= words:
                     yield from named
