@@ -5,7 +5,7 @@ import json
 import pytest
 from audit_data import REPO
 
-from workbench.audit import at_or_above, audit, phantom_params, visible
+from workbench.audit import at_or_above, audit, phantom_params, tool_texts, visible
 from workbench.surface.demo_server import ATTACKS, RUG_PULL_DESCRIPTION, TOOLS
 
 
@@ -354,3 +354,54 @@ def test_any_mapping_is_read_like_a_dict():
     plain = audit({"s": tools})
     assert plain and any(f.code.startswith("params.") for f in plain)
     assert audit({"s": [_read_only(t) for t in tools]}) == plain
+
+
+def test_a_text_no_reader_can_read_is_skipped_without_losing_a_finding():
+    # The audit calls no reader for a text that opens no reading block, holds no tip or
+    # hand-on, is in no other language read here and names no other server's tool. Each
+    # reader's gate is checked on its own: asked anyway, in its tool's context, the reader
+    # finds nothing in any text that its gate turns away (each poisoned tool of the
+    # labelled corpus among the real servers, each rule's examples in their context), and
+    # each gate lets findings through.
+    from workbench.audit.context import ToolContext, tokenised
+    from workbench.audit.languages import in_other_language, read_foreign
+    from workbench.audit.names import names_foreign
+    from workbench.audit.params import walk
+    from workbench.audit.rules import RULES
+    from workbench.audit.text import read_text
+    from workbench.audit.tips import may_tip, read_tips
+    from workbench.surface.audit_corpus import load_corpus
+
+    corpus = load_corpus(REPO / "tests/data/audit_corpus")
+    worlds = [({**corpus["real"], "poison": [item["tool"]]}, "poison")
+              for item in corpus["poisoned"]]
+    worlds += [(example.toolsets(), "example") for rule in RULES.values()
+               for example in (*rule.attacks, *rule.honest)]
+    turned_away = {"text": 0, "tips": 0, "foreign": 0}
+    let_through = {"text": 0, "tips": 0, "foreign": 0}
+    for servers, server in worlds:
+        every = frozenset(t["name"] for tools in servers.values() for t in tools)
+        tool = servers[server][0]
+        mine = frozenset(t["name"] for t in servers[server])
+        others = frozenset(t["name"] for name, tools in servers.items() if name != server
+                           for t in tools)
+        props = (tool.get("inputSchema") or {}).get("properties") or {}
+        title = tool.get("title") if isinstance(tool.get("title"), str) else ""
+        ctx = ToolContext(name=tool["name"], title=title, siblings=mine,
+                          params=frozenset(name for _, name, _ in walk(props)),
+                          foreign=others, every=every)
+        for _, text in tool_texts(tool, deep=True):
+            words, opens = tokenised[text][1], tokenised[text][4]
+            for reader, gate, read in (
+                    ("text", opens or names_foreign(text, words, ctx.foreign, every),
+                     read_text),
+                    ("tips", may_tip(text), read_tips),
+                    ("foreign", in_other_language(text), read_foreign)):
+                found = read(text, ctx)
+                if not gate:
+                    turned_away[reader] += 1
+                    assert found == [], (reader, text)
+                else:
+                    let_through[reader] += bool(found)
+    assert min(turned_away.values()) > 1000, turned_away
+    assert min(let_through.values()) >= 3, let_through

@@ -24,7 +24,7 @@ from workbench.audit.context import ToolContext, tokenised, words_of
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
 
-__all__ = ["read_foreign"]
+__all__ = ["in_other_language", "read_foreign"]
 
 # Function words of each language (ASCII after folding); two of them mark a text as that
 # language. English shares few of them ("die", "de" alone never decide).
@@ -135,8 +135,11 @@ def _fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def _foreign(text: str) -> bool:
-    """Whether the text may be in one of the languages read here."""
+def in_other_language(text: str) -> bool:
+    """Whether ``text`` may be in one of the languages read here.
+
+    When it may not, :func:`read_foreign` finds nothing in it, whatever tool it is read for.
+    """
     words = tokenised[text][1]
     if not _MARKERS.isdisjoint(words) and len(_MARKERS.intersection(words)) >= 2:
         return True
@@ -172,7 +175,7 @@ def read_foreign(text: str, ctx: ToolContext,
     ``first_sentence_describes``: the text is a description, whose first sentence says
     what the tool does (``Sendet die Datei an ...``), not what the model should do.
     """
-    if not _foreign(text):
+    if not in_other_language(text):
         return []
     folded = _fold(text)
     same = len(folded) == len(text)

@@ -30,7 +30,7 @@ from workbench.audit.params import stems
 from workbench.audit.rules import Rule
 from workbench.audit.rules import reading as R
 
-__all__ = ["read_tips"]
+__all__ = ["may_tip", "read_tips"]
 
 _HAND_WORDS = frozenset({"forward", "send", "pass", "copy", "share", "submit", "upload",
                          "post", "relay", "hand", "route", "mirror", "cc", "bcc", "report"})
@@ -126,6 +126,23 @@ def _tip(sentence: str, ctx: ToolContext, named: bool) -> tuple[str, int, int] |
     return None
 
 
+def _openers(text: str) -> tuple[bool, bool]:
+    """Whether ``text`` holds something handed on, and advice: what opens :func:`read_tips`.
+
+    A sentence's match is the text's too (a sentence ends where a word does): a text
+    without one is not read sentence by sentence.
+    """
+    words = tokenised[text][1]
+    return (not _HAND_WORDS.isdisjoint(words) and _HAND.search(text) is not None,
+            not _TIP_WORDS.isdisjoint(words) and _TIP.search(text) is not None)
+
+
+def may_tip(text: str) -> bool:
+    """Whether :func:`read_tips` may find anything in ``text``, in any tool's context."""
+    hand, tip = _openers(text)
+    return hand or tip
+
+
 def read_tips(text: str, ctx: ToolContext, description: bool = False,
               ) -> list[tuple[Rule, str, int, int, str]]:
     """Read ``text`` for things handed on to a third party and tips about other tools.
@@ -133,15 +150,11 @@ def read_tips(text: str, ctx: ToolContext, description: bool = False,
     ``description``: the text is the tool's description, whose first sentence says what
     the tool does.
     """
-    words = tokenised[text][1]
-    # A sentence's match is the text's too (a sentence ends where a word does): a text
-    # without one is not read sentence by sentence.
-    hand = not _HAND_WORDS.isdisjoint(words) and _HAND.search(text) is not None
-    tip = not _TIP_WORDS.isdisjoint(words) and _TIP.search(text) is not None
+    hand, tip = _openers(text)
     if not (hand or tip) or ctx.topic & lex.SECURITY_TOPICS:
         # A scanner describes these attacks ("prefers its tools over another's").
         return []
-    named = tip and names_foreign(text, words, ctx.foreign, ctx.every)
+    named = tip and names_foreign(text, tokenised[text][1], ctx.foreign, ctx.every)
     out: list[tuple[Rule, str, int, int, str]] = []
     handed = tipped = False
     for index, (offset, sentence) in enumerate(sentences(text)):

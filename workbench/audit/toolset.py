@@ -79,7 +79,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from workbench.audit.context import ToolContext, words_of
+from workbench.audit.context import ToolContext, tokenised, words_of
 from workbench.audit.hidden import (
     HOMOGLYPHS,
     SUSPECT,
@@ -88,13 +88,14 @@ from workbench.audit.hidden import (
     hidden_findings,
     model_view,
 )
-from workbench.audit.languages import read_foreign
+from workbench.audit.languages import in_other_language, read_foreign
+from workbench.audit.names import names_foreign
 from workbench.audit.params import NESTING, is_map, walk
 from workbench.audit.presented import check_presented
 from workbench.audit.rules import Rule, names
 from workbench.audit.schema import REFERENCE_NAME, check_schema, phantom_params
 from workbench.audit.text import read_text
-from workbench.audit.tips import read_tips
+from workbench.audit.tips import may_tip, read_tips
 from workbench.contracts.characters import named_characters
 from workbench.contracts.names import TOOL_NAME_RE
 from workbench.textsafe import escape
@@ -423,6 +424,12 @@ def _audit_tool(srv: str, tool: Mapping[str, Any], servers_of: Mapping[str, list
             plain = _TITLE_PARTS.sub(_as_stop, plain)
         if field in _CLAIMED:
             claimed.append((field, plain))
+        # Most texts hold nothing any reader looks for, in any tool's context, and name no
+        # other server's tool: no reader is called for them.
+        tokens = tokenised[plain]
+        if not (tokens[4] or may_tip(plain) or in_other_language(plain)
+                or names_foreign(plain, tokens[1], foreign, every)):
+            continue
         # A parameter's own name does not make what it names the tool's purpose: a
         # parameter called contents_of_project_dotenv_file asks for the .env file.
         here = replace(ctx, params=ctx.params - {field.split(".")[-2]}) if field.endswith(
