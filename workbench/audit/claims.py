@@ -11,7 +11,8 @@ the hint as evidence and, as its reason, what in the schema says otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from workbench.audit.context import sentences, words_of
@@ -125,7 +126,8 @@ def _evidence(tool: Mapping[str, Any], table: Table, words: frozenset[str],
     hints) left out. ``flag_words``: what a flag that is on by default is read against
     (``words`` when None).
     """
-    hit = stems(words_of(str(tool.get("name", "")))) & words if by_name else set()
+    hit: AbstractSet[str] = stems(words_of(str(tool.get("name", "")))) & words if by_name \
+        else set()
     if hit:
         return f"{_BY_NAME} {sorted(hit)[0]!r}"
     for path, param, schema in table:
@@ -257,7 +259,8 @@ _DESTINATIONS = frozenset({"destination", "dest", "recipient", "recipients", "pa
 
 
 # A claim, what contradicts it, how the finding words it, and its rule.
-_CLAIMS = ((_NO_DELETE_CLAIM, _destroys, "delete nothing", R.CLAIM_NO_DELETE),
+_CLAIMS: tuple[tuple[CaseBlind, Callable[..., str], str, Rule], ...] = (
+    (_NO_DELETE_CLAIM, _destroys, "delete nothing", R.CLAIM_NO_DELETE),
            (_READ_ONLY_CLAIM, _writes, "change nothing", R.CLAIM_READ_ONLY),
            (_OFFLINE_CLAIM, _network, "send nothing", R.CLAIM_OFFLINE))
 

@@ -134,7 +134,9 @@ class _Tokenised(dict):
     tokenise it once between them.
     """
 
-    _last: tuple[str | None, tuple] = (None, ())
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: tuple[str | None, tuple] = (None, ())
 
     def __missing__(self, text: str) -> _Tokens:
         last = self._last  # one read: another thread may replace it

@@ -160,7 +160,7 @@ def gates_of(lower: str, words: set[str] | None = None) -> set[str]:
         out.update(gates)
     # Phrases are looked for with blank space as one space: "no  need\tto" is "no need to"
     # (collapsed only when a phrase with a space is not found as is).
-    spaced = None
+    spaced: str | None = None
     for head in out & _HEADS:
         for p in _BY_HEAD[head]:
             if p in lower:

@@ -96,7 +96,7 @@ def _disguised(text: str) -> list[tuple[re.Match[str], list[str]]]:
     """
     if text.isascii():
         return []
-    latin = None  # read once, for the first word spelled wholly in look-alike letters
+    latin: bool | None = None  # read once, for the first word spelled wholly in look-alike letters
 
     def mostly_latin() -> bool:
         letters = [c for c in text if c.isalpha()]

@@ -241,9 +241,11 @@ class Gated:
             return []
         lower = text.lower()
         same = len(lower) == len(text)
-        hits = [(self.rules[i][2], m) for i in opened
-                for m in (self._plain[i].finditer(lower) if same and self._plain[i]
-                          else self.rules[i][1].finditer(text))]
+        hits: list[tuple[str, re.Match[str]]] = []
+        for i in opened:
+            plain, tag = self._plain[i], self.rules[i][2]
+            found = plain.finditer(lower) if same and plain else self.rules[i][1].finditer(text)
+            hits.extend((tag, m) for m in found)
         if len(hits) > 1:
             hits.sort(key=lambda h: (h[1].start(), -h[1].end()))
         return hits
@@ -257,7 +259,7 @@ class Gated:
         opened = None if self.triggers.isdisjoint(present) else self.opened(present)
         if not opened:
             return None
-        best = None
+        best: re.Match[str] | None = None
         lower = text.lower()
         same = len(lower) == len(text)
         for i in opened:

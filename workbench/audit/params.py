@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from workbench.audit.context import words_of
 
@@ -23,7 +23,7 @@ __all__ = ["NAME_TOKEN", "NESTING", "VERB_SPLIT", "Table", "is_map", "name_stems
 _NOT_MAPS = frozenset({str, int, float, bool, list, type(None)})
 
 
-def is_map(value: object) -> bool:
+def is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     """``isinstance(value, Mapping)``, without the ABC's cost for plain JSON values."""
     kind = type(value)
     return kind is dict or (kind not in _NOT_MAPS and isinstance(value, Mapping))

@@ -52,7 +52,7 @@ def _presented(text: str, table: Table, tools: frozenset[str], own: str,
     # Each match holds "=", or "the" before a word that says parameter (as written).
     if "=" not in text and not ("he " in text and any(w in text for w in _PARAM_WORDS)):
         return None
-    known = None  # the parameters' names, as written and lowercased: once there is a match
+    known: set[str] | None = None  # the parameters' names, as written and lowercased
     for m in _PRESENTED.finditer(text):
         name = m.group("a") or m.group("b") or m.group("c")
         # Inside a URL or a query string: "https://x.io/?utm_source=feed".

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from workbench.audit.claims import check_claims, check_hints
@@ -285,7 +286,7 @@ def check_schema(tool: Mapping[str, Any], description: str, props: Mapping[str, 
             words = words - {"profile"}  # "AWS profile to use": a named configuration
             if _SINK_WORDS.isdisjoint(words):
                 continue
-        sensitive = words & _SENSITIVE_SINKS
+        sensitive: AbstractSet[str] = words & _SENSITIVE_SINKS
         if words & {"key", "keys"} and words & _KEY_KINDS:
             sensitive = sensitive | {"secret"}  # "api_keys", not an S3 object's "keys"
         if not (sensitive or words & _SINKS):

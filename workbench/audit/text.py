@@ -103,6 +103,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         if not g_tools and not sentence_opens:
             continue  # nothing in this sentence can open a block
         directive = False
+        m: re.Match[str] | None
         # 1. Overrides and concealment: unless negated in a quotation or a list of examples.
         if lex.OVERRIDE.may_match(gates):
             for m in lex.OVERRIDE.finditer(sentence, gates):
@@ -149,6 +150,7 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
             hit = personal or beyond or priority
             assert hit is not None
             who = address or imperative
+            assert who is not None
             # The span covers both, whichever comes first ("Once it is exported, kindly ...").
             start, end = min(who.start(), hit.start()), max(who.end(), hit.end())
             # Unless what is asked is an attack a security tool quotes: "text aimed at AI
@@ -295,8 +297,8 @@ def read_text(text: str, ctx: ToolContext, is_param: bool = False,
         m = lex.NAMED_TOOL_ANY.search(sentence, gates) if "hook" in gates else None
         if m and m.group(1) not in ctx.siblings and m.group(1) not in ctx.params and not (
                 negated(sentence, m.start())):
-            instructs = directive or lex.STRONG.search(sentence) or lex.SHADOW_VERB.search(
-                sentence)
+            instructs = bool(directive or lex.STRONG.search(sentence) or lex.SHADOW_VERB.search(
+                sentence))
             add(R.UNOFFERED_TOOL, "high" if instructs else "warning", offset + m.start(1),
                 offset + m.end(1), f"speaks of {m.group(1)!r}, a tool this server does not "
                 "offer" + (", with an instruction about it" if instructs else ""))

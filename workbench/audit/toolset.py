@@ -319,9 +319,9 @@ def audit(toolsets: Mapping[str, Sequence[Any]] | Sequence[Any], server: str = "
     Returns:
         Findings sorted by severity (high first), server, tool, code, field.
     """
-    if not is_map(toolsets):
-        toolsets = {server: toolsets}
-    tools = [(srv, _as_wire(t)) for srv, items in toolsets.items() for t in items]
+    named: Mapping[str, Sequence[Any]] = toolsets if is_map(toolsets) else {
+        server: toolsets}  # type: ignore[dict-item]  # a plain list of tools
+    tools = [(srv, _as_wire(t)) for srv, items in named.items() for t in items]
     servers_of: dict[str, list[str]] = {}
     skeletons: dict[str, set[str]] = {}
     skeleton_of: dict[str, str] = {}
