@@ -8,7 +8,7 @@ STAMP   := $(VENV)/.installed
 NODE_STAMP := external/node_modules/.installed
 LAB_PORT ?= 8888
 
-.PHONY: help install node chromium test test-fast lab demo bench lint clean record-model
+.PHONY: help install node chromium compiled test test-fast lab demo bench lint clean record-model
 
 help:
 	@echo "make lab    - set up everything and open JupyterLab on notebooks/ (127.0.0.1:$(LAB_PORT))"
@@ -16,6 +16,7 @@ help:
 	@echo "make demo   - run the oracle-grove scenario in the terminal"
 	@echo "make bench  - run the benchmarks in bench/ (prints ratios measured in one run)"
 	@echo "make test-fast - the inner loop: no browser, no npm servers, no notebooks"
+	@echo "make compiled - the audit compiled with mypyc, in build/compiled (PYTHONPATH=build/compiled)"
 	@echo "make record-model GGUF=FILE LICENCE=ID - re-record the tutorials' real-model cassettes"
 
 # The virtual environment and every Python package the tests and tutorials need.
@@ -46,12 +47,26 @@ chromium:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+# The audit compiled with mypyc: a copy of workbench/ in build/compiled whose audit modules
+# are C extensions (tools/compile_audit.py). Put first on the path, it runs instead of the
+# editable install's audit; rebuilt when a source changes.
+COMPILED := build/compiled
+$(COMPILED)/.built: $(STAMP) tools/compile_audit.py $(shell find workbench -name '*.py')
+	@echo "== compiling the audit with mypyc into $(COMPILED)"
+	$(PY) tools/compile_audit.py $(COMPILED)
+
+compiled: $(COMPILED)/.built
+
 # Two workers: most of the suite waits on servers, kernels and browsers, not on a core.
 # --dist loadfile keeps a file on one worker: a notebook's cells share one kernel, and a
 # module's JupyterLab or server fixture is started once.
-test: install node chromium lint
+# Then the audit's own tests again, on the compiled audit (-P: the checkout's directory is
+# not put first on the path, so build/compiled is).
+test: install node chromium lint compiled
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
 	  --workbench config -n 2 --dist loadfile
+	WORKBENCH_COMPILED=$(COMPILED) PYTHONPATH=$(COMPILED) $(PY) -P -m pytest tests/audit \
+	  -p no:nbval -n 2 -q
 
 # The inner loop, under a minute: no browser, no npm server, no notebooks, nothing that
 # starts processes (servers, kills, Dask, CLIs) and nothing slow. `make test` runs it all.
@@ -83,13 +98,13 @@ lab: install node
 demo: install
 	$(VENV)/bin/workbench run oracle-grove --ticks 5
 
-bench: install node
+bench: install node compiled
 	$(PY) bench/run_all.py
 
 # ruff (style, docstrings) and import-linter (the floors in pyproject.toml: no upward
 # import, no circle).
 lint: install
-	$(VENV)/bin/ruff check workbench tests bench
+	$(VENV)/bin/ruff check workbench tests bench tools
 	$(VENV)/bin/lint-imports
 
 # Re-recording the tutorials' real-model cassettes (config/cassettes/real/), never part of
@@ -114,4 +129,4 @@ record-model: install $(LLAMA_VENV)/.installed
 	  $(if $(LICENCE),--licence "$(LICENCE)") $(if $(SOURCE),--source "$(SOURCE)")
 
 clean:
-	rm -rf $(VENV) external/node_modules bench/results test-artifacts
+	rm -rf $(VENV) external/node_modules bench/results test-artifacts build
