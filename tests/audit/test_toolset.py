@@ -405,3 +405,17 @@ def test_a_text_no_reader_can_read_is_skipped_without_losing_a_finding():
                     let_through[reader] += bool(found)
     assert min(turned_away.values()) > 1000, turned_away
     assert min(let_through.values()) >= 3, let_through
+
+
+def test_any_json_in_any_field_of_a_tool_is_read_without_a_crash():
+    # A server may send a number for a description, a list for a schema, an object for a
+    # parameter's title: the audit reads what is a string and reports, never raises.
+    from audit_data import odd_tools
+
+    from workbench.surface.audit_corpus import load_corpus
+
+    real = load_corpus(REPO / "tests/data/audit_corpus")["real"]
+    base = [t for tools in real.values() for t in tools]
+    for tool in odd_tools(base, 600):
+        found = audit({"odd": [tool], "real": base[:20]})
+        assert all(f.severity in ("info", "warning", "high") for f in found), tool

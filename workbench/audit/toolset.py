@@ -207,7 +207,9 @@ def tool_texts(tool: Mapping[str, Any], deep: bool = False) -> list[tuple[str, s
     if deep and is_map(hints) and isinstance(hints.get("title"), str) and hints[
             "title"]:
         texts.append(("annotations.title", hints["title"]))
-    texts.append(("description", tool.get("description") or ""))
+    # Not a string (a number, a list): no text a model reads as one; the entry is kept, empty.
+    description = tool.get("description")
+    texts.append(("description", description if isinstance(description, str) else ""))
     props = (_schema_of(tool) or {}).get("properties") or {}
     if is_map(props):
         if deep:
