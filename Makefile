@@ -60,13 +60,17 @@ compiled: $(COMPILED)/.built
 # Two workers: most of the suite waits on servers, kernels and browsers, not on a core.
 # --dist loadfile keeps a file on one worker: a notebook's cells share one kernel, and a
 # module's JupyterLab or server fixture is started once.
-# Then the audit's own tests again, on the compiled audit (-P: the checkout's directory is
-# not put first on the path, so build/compiled is).
-test: install node chromium lint compiled
+# Beside it, the audit compiled and its tests run on it (-P: the checkout's directory is not
+# put first on the path, so build/compiled is), printed after the main suite's.
+test: install node chromium lint
+	@mkdir -p build; { $(MAKE) --no-print-directory compiled && \
+	  WORKBENCH_COMPILED=$(COMPILED) PYTHONPATH=$(COMPILED) $(PY) -P -m pytest tests/audit \
+	  -p no:nbval -n 2 -q; } > build/compiled-tests.log 2>&1 & second=$$!; \
 	$(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg \
-	  --workbench config -n 2 --dist loadfile
-	WORKBENCH_COMPILED=$(COMPILED) PYTHONPATH=$(COMPILED) $(PY) -P -m pytest tests/audit \
-	  -p no:nbval -n 2 -q
+	  --workbench config -n 2 --dist loadfile; main=$$?; \
+	wait $$second; compiled=$$?; \
+	echo "== the audit compiled, and its tests on it (build/compiled-tests.log)"; \
+	cat build/compiled-tests.log; test $$main = 0 && test $$compiled = 0
 
 # The inner loop, under a minute: no browser, no npm server, no notebooks, nothing that
 # starts processes (servers, kills, Dask, CLIs) and nothing slow. `make test` runs it all.
