@@ -261,8 +261,8 @@ _DESTINATIONS = frozenset({"destination", "dest", "recipient", "recipients", "pa
 # A claim, what contradicts it, how the finding words it, and its rule.
 _CLAIMS: tuple[tuple[CaseBlind, Callable[..., str], str, Rule], ...] = (
     (_NO_DELETE_CLAIM, _destroys, "delete nothing", R.CLAIM_NO_DELETE),
-           (_READ_ONLY_CLAIM, _writes, "change nothing", R.CLAIM_READ_ONLY),
-           (_OFFLINE_CLAIM, _network, "send nothing", R.CLAIM_OFFLINE))
+    (_READ_ONLY_CLAIM, _writes, "change nothing", R.CLAIM_READ_ONLY),
+    (_OFFLINE_CLAIM, _network, "send nothing", R.CLAIM_OFFLINE))
 
 
 def check_hints(tool: Mapping[str, Any], props: Mapping[str, Any],
