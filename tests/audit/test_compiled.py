@@ -8,6 +8,7 @@ pure-Python audit twice and the compiled one never.
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def test_the_compiled_audit_finds_what_the_python_one_finds():
         out = subprocess.run([sys.executable, "-P", "-c", _FINDINGS, str(tree),
                               str(Path(__file__).parent)], capture_output=True, text=True,
                              check=True, timeout=120).stdout
-        return __import__("json").loads(out)
+        return json.loads(out)
 
     python, compiled = findings(REPO), findings(Path(COMPILED or "."))
     assert len(python) > 800 and sum(map(len, python)) > 3000
